@@ -1,0 +1,20 @@
+# rtdg_target_warnings(<target>): the project's warning set, errors in CI.
+add_library(rtdg_warnings INTERFACE)
+target_compile_options(rtdg_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+    -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wconversion -Wsign-conversion
+    -Wdouble-promotion -Wformat=2 -Wimplicit-fallthrough>)
+if(RTDG_WARNINGS_AS_ERRORS)
+  target_compile_options(rtdg_warnings INTERFACE $<$<COMPILE_LANGUAGE:CXX>:-Werror>)
+endif()
+
+if(RTDG_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+function(rtdg_target_warnings target)
+  target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:rtdg_warnings>)
+endfunction()
+# -Wnull-dereference is left out: with GCC 12 it reports false positives inside libstdc++'s
+# stream buffers at -O2, which would make every file that reads a stream fail under -Werror.

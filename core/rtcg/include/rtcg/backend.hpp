@@ -1,0 +1,93 @@
+// A backend is a compiler plus somewhere to run: the CUDA driver on a GPU, or this process
+// on the CPU. Both offer the same modules, kernels and raw memory operations; arrays, the
+// memory pool and the tuner are built on this interface.
+#pragma once
+
+#include <rtcg/compiler.hpp>
+#include <rtcg/module.hpp>
+#include <rtcg/program.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace rtcg {
+
+enum class BackendKind { cuda, host };
+
+struct DeviceInfo {
+  std::string name;                 // "NVIDIA H100 80GB HBM3", or the CPU model
+  std::string arch;                 // "sm_90", or "host"
+  int compute_capability_major = 0;
+  int compute_capability_minor = 0;
+  int multiprocessors = 0;          // SMs, or CPU threads available to OpenMP
+  std::uint64_t total_memory = 0;   // bytes
+  int memory_clock_khz = 0;
+  int memory_bus_width_bits = 0;
+  int l2_cache_bytes = 0;
+  int max_threads_per_block = 0;
+  int max_threads_per_multiprocessor = 0;
+  int max_shared_memory_per_block_optin = 0;
+  int warp_size = 0;
+  int driver_version = 0;           // e.g. 13000
+  std::string pci_bus_id;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  virtual BackendKind kind() const = 0;
+  std::string name() const { return kind() == BackendKind::cuda ? "cuda" : "host"; }
+  virtual DeviceInfo device_info() const = 0;
+  const Compiler& compiler() const { return *compiler_; }
+
+  // Compiles through the cache (in-process memo, then disk) and loads. Thread-safe.
+  std::shared_ptr<const Module> compile(const Program& program);
+
+  // Loads an already compiled binary (what compile() does after the cache).
+  virtual std::shared_ptr<const Module> load(const Binary& binary) const = 0;
+
+  // Raw memory in the backend's address space. Pointers are device addresses on cuda.
+  virtual void* allocate(std::size_t bytes) = 0;
+  virtual void deallocate(void* pointer) noexcept = 0;
+  virtual void copy_to_device(void* destination, const void* host_source, std::size_t bytes) = 0;
+  virtual void copy_to_host(void* host_destination, const void* source, std::size_t bytes) = 0;
+  virtual void copy_on_device(void* destination, const void* source, std::size_t bytes) = 0;
+  virtual void memset_bytes(void* destination, unsigned char value, std::size_t bytes) = 0;
+  virtual std::size_t free_memory() const = 0;
+
+  // Waits for all launched work.
+  virtual void synchronize() = 0;
+  // Runs `work` and returns the time it took on the device, in milliseconds: CUDA events
+  // around it on cuda, a steady clock on host (host kernels run synchronously).
+  virtual double time_ms(const std::function<void()>& work) = 0;
+
+protected:
+  explicit Backend(std::unique_ptr<Compiler> compiler) : compiler_(std::move(compiler)) {}
+
+private:
+  std::unique_ptr<Compiler> compiler_;
+  std::mutex memo_mutex_;
+  std::map<std::string, std::shared_ptr<const Module>> memo_;  // key digest -> module
+};
+
+// True when the CUDA driver loads and at least one device is usable. Never throws; the reason
+// when false is available from cuda_unavailable_reason().
+bool cuda_available();
+std::string cuda_unavailable_reason();
+
+// "cuda", "host" or "auto" (cuda when usable, else host; the choice is logged). The backend
+// lives for the rest of the process. Throws rtcg::Error for an unknown name, or for "cuda"
+// when no device is usable (saying why).
+Backend& backend(const std::string& which = "auto");
+BackendKind parse_backend_kind(const std::string& which);  // throws listing valid names
+
+}  // namespace rtcg

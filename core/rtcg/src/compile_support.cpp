@@ -1,0 +1,193 @@
+#include "compile_support.hpp"
+
+#include <rtcg/hash.hpp>
+#include <rtcg/log.hpp>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+extern char** environ;
+
+namespace rtcg::detail {
+namespace {
+
+std::string trim(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return {};
+  const auto end = text.find_last_not_of(" \t\r\n");
+  return text.substr(begin, end - begin + 1);
+}
+
+// Splits "double* y, const T<a, b>& x" at commas outside brackets.
+std::vector<std::string> split_parameters(const std::string& list) {
+  std::vector<std::string> parameters;
+  int depth = 0;
+  std::string current;
+  for (char c : list) {
+    if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == '>' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      parameters.push_back(trim(current));
+      current.clear();
+    } else {
+      current.push_back(c);
+    }
+  }
+  if (!trim(current).empty()) parameters.push_back(trim(current));
+  if (parameters.size() == 1 && parameters[0] == "void") parameters.clear();
+  return parameters;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::map<std::string, KernelSignature> scan_kernel_signatures(const std::string& source) {
+  std::map<std::string, KernelSignature> result;
+  static const std::regex declaration(R"((?:RTCG_KERNEL\s*\(\s*([A-Za-z_]\w*)\s*\)|__global__\s+void\s+([A-Za-z_]\w*))\s*\()");
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+    // Find the matching parenthesis of the parameter list.
+    auto position = static_cast<std::size_t>(it->position(0) + it->length(0));
+    int depth = 1;
+    std::size_t end = position;
+    while (end < source.size() && depth > 0) {
+      if (source[end] == '(') ++depth;
+      if (source[end] == ')') --depth;
+      ++end;
+    }
+    if (depth != 0) continue;
+    result[name].parameters = split_parameters(source.substr(position, end - 1 - position));
+  }
+  return result;
+}
+
+std::vector<std::string> canonical_options(const std::vector<std::string>& options) {
+  std::vector<std::string> result;
+  std::set<std::string> seen;
+  for (const auto& option : options)
+    if (seen.insert(option).second) result.push_back(option);
+  return result;
+}
+
+std::string source_label(const Program& program, const std::string& backend) {
+  std::string label;
+  for (char c : program.name) label.push_back((std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_');
+  if (label.empty()) label = "program";
+  return label + (backend == "cuda" ? ".cu" : ".cpp");
+}
+
+std::string format_compile_failure(const Program& program, const std::string& backend, const std::string& target,
+                                   const std::vector<std::string>& options, const std::string& log,
+                                   const std::string& dump_path) {
+  std::ostringstream message;
+  message << "compiling `" << program.name << "` for " << backend << " (" << target << ") failed\n";
+  message << "options:";
+  for (const auto& option : options) message << ' ' << option;
+  message << "\n";
+
+  // Error lines in either dialect: NVRTC "file(12): error: ..." and gcc/clang
+  // "file:12:5: error: ...". Only lines in the user's source are excerpted.
+  const std::string label = source_label(program, backend);
+  static const std::regex nvrtc_line(R"(^(.*)\((\d+)\): (error|warning|catastrophic error)(.*)$)");
+  static const std::regex gcc_line(R"(^(.*):(\d+):(\d+): (error|fatal error)(.*)$)");
+  const auto source_lines = split_lines(program.source);
+  std::set<long> excerpted;
+  for (const auto& line : split_lines(log)) {
+    std::smatch match;
+    long number = 0;
+    if (std::regex_match(line, match, nvrtc_line) && match[3].str() != "warning" &&
+        std::filesystem::path(match[1].str()).filename() == label)
+      number = std::stol(match[2].str());
+    else if (std::regex_match(line, match, gcc_line) && std::filesystem::path(match[1].str()).filename() == label)
+      number = std::stol(match[2].str());
+    if (number <= 0 || !excerpted.insert(number).second) continue;
+    message << "\n" << line << "\n";
+    const long first = std::max(1L, number - 3);
+    const long last = std::min(static_cast<long>(source_lines.size()), number + 3);
+    for (long n = first; n <= last; ++n) {
+      message << (n == number ? " >" : "  ") << std::string(n < 10 ? 4 : n < 100 ? 3 : n < 1000 ? 2 : 1, ' ') << n
+              << " | " << source_lines[static_cast<std::size_t>(n - 1)] << "\n";
+    }
+  }
+  if (excerpted.empty()) message << "(no error located in the program's own source; see the log)\n";
+  message << "\ncompiler log:\n" << log;
+  if (!log.empty() && log.back() != '\n') message << "\n";
+  if (!dump_path.empty()) message << "full source written to " << dump_path << "\n";
+  else message << "set RTDG_DUMP_SOURCE=1 to write the full source to ./rtdg-dump\n";
+  return message.str();
+}
+
+std::string dump_source(const Program& program, const std::string& backend, const std::string& full) {
+  const char* flag = std::getenv("RTDG_DUMP_SOURCE");
+  if (!flag || std::string(flag) != "1") return {};
+  const char* dir_env = std::getenv("RTDG_DUMP_DIR");
+  const std::filesystem::path dir = dir_env && *dir_env ? dir_env : "rtdg-dump";
+  const std::string label = source_label(program, backend);
+  const auto dot = label.rfind('.');
+  const auto path = dir / (label.substr(0, dot) + "-" + Sha256::hex(full).substr(0, 12) + label.substr(dot));
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  std::ofstream out(path, std::ios::binary);
+  out << full;
+  if (!out) {
+    warn_once("dump:" + dir.string(), "RTDG_DUMP_SOURCE=1 but " + path.string() + " could not be written");
+    return {};
+  }
+  log().info("wrote generated source of `{}` to {}", program.name, path.string());
+  return path.string();
+}
+
+int run_process(const std::vector<std::string>& argv, std::string& log) {
+  char log_template[] = "/tmp/rtcg-log-XXXXXX";
+  const int log_fd = mkstemp(log_template);
+  if (log_fd < 0) {
+    log = "could not create a temporary file for the compiler's output";
+    return -1;
+  }
+  unlink(log_template);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, log_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, log_fd, STDERR_FILENO);
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = -1;
+  if (spawned != 0) {
+    log = "could not start `" + argv[0] + "`: " + std::strerror(spawned);
+  } else {
+    int wait_status = 0;
+    while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+    }
+    status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+    lseek(log_fd, 0, SEEK_SET);
+    char buffer[4096];
+    for (ssize_t n; (n = read(log_fd, buffer, sizeof buffer)) > 0;) log.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(log_fd);
+  return status;
+}
+
+}  // namespace rtcg::detail

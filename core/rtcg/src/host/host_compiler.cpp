@@ -1,0 +1,163 @@
+// The host backend's compiler: the system C++ compiler (the one rtdg was configured with, or
+// $CXX) turns the same generated source into a shared object, compiled with OpenMP.
+#include <rtcg/compiler.hpp>
+#include <rtcg/error.hpp>
+#include <rtcg/hash.hpp>
+#include <rtcg/log.hpp>
+
+#include "compile_support.hpp"
+#include "embedded_headers.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace rtcg {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+// -march=native makes the binary depend on the CPU: describe it by model and feature flags.
+std::string host_target() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line, model = "unknown-cpu", flags;
+  while (std::getline(cpuinfo, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+    const auto value = colon + 2 <= line.size() ? line.substr(colon + 2) : std::string();
+    if (key == "model name" && model == "unknown-cpu") model = value;
+    if ((key == "flags" || key == "Features") && flags.empty()) flags = value;
+  }
+  return "host " + model + " (cpu flags " + Sha256::hex(flags).substr(0, 16) + ")";
+}
+
+// A scratch folder removed when the compile is over, whatever happens.
+class ScratchDir {
+public:
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/rtcg-host-XXXXXX";
+    if (!mkdtemp(pattern.data())) throw Error("could not create a scratch folder under " + pattern.substr(0, pattern.rfind('/')) + " for the host compiler");
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code error;
+    fs::remove_all(path_, error);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+private:
+  fs::path path_;
+};
+
+class HostCompiler final : public Compiler {
+public:
+  HostCompiler() {
+    const char* cxx = std::getenv("CXX");
+    compiler_ = cxx && *cxx ? cxx : RTCG_HOST_CXX;
+    const char* flags = std::getenv("RTDG_HOST_CXXFLAGS");
+    flags_ = split_words(flags ? flags : "-O3 -march=native -fopenmp");
+    std::string version_log;
+    const int status = detail::run_process({compiler_, "--version"}, version_log);
+    if (status != 0)
+      throw Error("the host compiler `" + compiler_ + "` does not run (" + version_log +
+                  "); set CXX to a working C++ compiler");
+    std::error_code error;
+    std::string resolved = compiler_;
+    if (compiler_.find('/') != std::string::npos) {
+      const auto real = fs::canonical(compiler_, error);
+      if (!error) resolved = real.string();
+    }
+    identity_ = resolved + ": " + version_log.substr(0, version_log.find('\n'));
+    target_ = host_target();
+  }
+
+  std::string backend() const override { return "host"; }
+  std::string target() const override { return target_; }
+  std::string identity() const override { return identity_; }
+  std::vector<std::string> base_options() const override {
+    std::vector<std::string> options = {"-std=c++20", "-fPIC", "-shared"};
+    options.insert(options.end(), flags_.begin(), flags_.end());
+    return options;
+  }
+
+  Binary compile(const Program& program) const override {
+    if (!program.extern_c && program.name_expressions.empty())
+      throw Error("program `" + program.name + "`: without extern \"C\" the host backend exports only name "
+                  "expressions; give name_expressions or keep extern_c");
+    const std::string source = full_source(program, "host");
+    const std::string dump_path = detail::dump_source(program, "host", source);
+
+    ScratchDir scratch;
+    // rtdg's device headers, from the copy embedded in the library.
+    for (const auto& header : detail::embedded_headers()) {
+      const auto path = scratch.path() / "include" / header.name;
+      fs::create_directories(path.parent_path());
+      std::ofstream(path, std::ios::binary) << header.content;
+    }
+    const auto source_path = scratch.path() / detail::source_label(program, "host");
+    std::ofstream(source_path, std::ios::binary) << source;
+    const auto output = scratch.path() / "module.so";
+
+    std::vector<std::string> argv = {compiler_};
+    std::vector<std::string> options = base_options();
+    options.push_back("-I" + (scratch.path() / "include").string());
+    for (const auto& dir : program.include_dirs) options.push_back("-I" + dir.string());
+    for (const auto& option : detail::canonical_options(program.options)) options.push_back(option);
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"-o", output.string(), source_path.string()});
+
+    std::string log;
+    const int status = detail::run_process(argv, log);
+    while (!log.empty() && log.back() == '\n') log.pop_back();
+    if (status != 0 || !fs::exists(output))
+      throw CompileError(detail::format_compile_failure(program, "host", target_, options, log, dump_path), log, source);
+
+    Binary binary;
+    binary.backend = "host";
+    binary.target = target_;
+    binary.log = log;
+    binary.image = read_file(output);
+    binary.signatures = detail::scan_kernel_signatures(program.source);
+    for (std::size_t i = 0; i < program.name_expressions.size(); ++i) {
+      const std::string symbol = "rtcg_expr_" + std::to_string(i);
+      binary.lowered_names[program.name_expressions[i]] = symbol;
+      const auto base = program.name_expressions[i].substr(0, program.name_expressions[i].find('<'));
+      auto it = binary.signatures.find(base);
+      if (it != binary.signatures.end()) binary.signatures[symbol] = it->second;
+    }
+    return binary;
+  }
+
+private:
+  std::string compiler_;
+  std::vector<std::string> flags_;
+  std::string identity_;
+  std::string target_;
+};
+
+}  // namespace
+
+std::unique_ptr<Compiler> make_host_compiler() { return std::make_unique<HostCompiler>(); }
+
+}  // namespace rtcg
