@@ -22,7 +22,10 @@ rtcg::Program axpy_program() {
     auto loop = w.block("RTCG_GLOBAL_LOOP(i, n)");
     w.line("y[i] = a * x[i] + y[i];");
   }
-  return rtcg::Program{.name = "demo_axpy", .source = w.str()};
+  rtcg::Program program;
+  program.name = "demo_axpy";
+  program.source = w.str();
+  return program;
 }
 
 void run(const std::string& which, long long n) {

@@ -93,7 +93,7 @@ TEST(HostModule, SyntaxErrorShowsLogOptionsAndSourceLines) {
   EXPECT_NE(message.find("options: -std=c++20 -fPIC -shared"), std::string::npos) << message;
   EXPECT_NE(message.find("broken.cpp:3:"), std::string::npos) << message;
   EXPECT_NE(message.find(" >   3 |     y[i] = undefined_variable * 2.0f;"), std::string::npos) << message;
-  EXPECT_NE(message.find("    2 |   RTCG_GLOBAL_LOOP(i, n) {"), std::string::npos) << message;
+  EXPECT_NE(message.find("     2 |   RTCG_GLOBAL_LOOP(i, n) {"), std::string::npos) << message;
   EXPECT_NE(message.find("compiler log:"), std::string::npos) << message;
   EXPECT_NE(message.find("set RTDG_DUMP_SOURCE=1"), std::string::npos) << message;
 }

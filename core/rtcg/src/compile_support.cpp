@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -124,8 +125,8 @@ std::string format_compile_failure(const Program& program, const std::string& ba
     const long first = std::max(1L, number - 3);
     const long last = std::min(static_cast<long>(source_lines.size()), number + 3);
     for (long n = first; n <= last; ++n) {
-      message << (n == number ? " >" : "  ") << std::string(n < 10 ? 4 : n < 100 ? 3 : n < 1000 ? 2 : 1, ' ') << n
-              << " | " << source_lines[static_cast<std::size_t>(n - 1)] << "\n";
+      message << (n == number ? " >" : "  ") << std::setw(4) << n << " | "
+              << source_lines[static_cast<std::size_t>(n - 1)] << "\n";
     }
   }
   if (excerpted.empty()) message << "(no error located in the program's own source; see the log)\n";

@@ -1,0 +1,59 @@
+// rtdg mesh in.geo|in.msh [-D name=value ...] [--periodic a:b ...] -o mesh.h5
+// Meshes a .geo (parameters set with -D) or reads a .msh, validates the mesh, writes it with
+// its connectivity to .h5 (or to .msh, --msh-version, --binary) and prints a summary. The
+// work is rtdg::mesh::convert_mesh; this file only maps the command line onto it.
+#include "rtdg/command.hpp"
+
+#include <mesh/load.hpp>
+#include <mesh/summary.hpp>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct MeshArguments {
+  std::string input;
+  std::string output;
+  std::vector<std::string> defines;
+  std::vector<std::string> periodic;
+  std::string msh_version = "4.1";
+  bool binary = false;
+};
+
+void run_mesh(const MeshArguments& arguments) {
+  rtdg::mesh::LoadOptions options;
+  for (const std::string& define : arguments.defines) {
+    const auto [name, value] = rtdg::mesh::parse_parameter(define);
+    options.parameters[name] = value;
+  }
+  for (const std::string& pair : arguments.periodic) options.periodic.push_back(rtdg::mesh::parse_periodic(pair));
+  const rtdg::mesh::MshFormat format{arguments.msh_version == "2.2" ? 2.2 : 4.1, arguments.binary};
+  const rtdg::mesh::Mesh mesh = rtdg::mesh::convert_mesh(arguments.input, arguments.output, options, format);
+  std::cout << arguments.output << ": " << rtdg::mesh::format_summary(rtdg::mesh::summarize(mesh));
+}
+
+void setup_mesh(CLI::App& rtdg) {
+  auto arguments = std::make_shared<MeshArguments>();
+  CLI::App* command = rtdg.add_subcommand(
+      "mesh", "Mesh a .geo file or read a .msh file, validate it, and write it with its connectivity (.h5)");
+  command->add_option("input", arguments->input, "a .geo geometry (meshed by Gmsh) or a .msh mesh")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("-o,--output", arguments->output, "the mesh file to write: .h5 (or .msh)")->required();
+  command->add_option("-D,--define", arguments->defines, "name=value: set a parameter of the .geo file (repeatable)")
+      ->allow_extra_args(false);
+  command->add_option("--periodic", arguments->periodic,
+                      "a:b: identify boundary groups a and b by translation (repeatable)")
+      ->allow_extra_args(false);
+  command->add_option("--msh-version", arguments->msh_version, "MSH version of a .msh output")
+      ->check(CLI::IsMember({"2.2", "4.1"}));
+  command->add_flag("--binary", arguments->binary, "write a .msh output in binary");
+  command->callback([arguments] { run_mesh(*arguments); });
+}
+
+}  // namespace
+
+RTDG_COMMAND(setup_mesh);
