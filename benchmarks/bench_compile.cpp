@@ -36,9 +36,11 @@ double median(std::vector<double> values) {
 rtcg::Program small_program(const std::string& tag) {
   rtcg::SourceWriter w;
   w.line("// benchmark " + tag);
-  auto kernel = w.block("RTCG_KERNEL(axpy)(double* RTCG_RESTRICT y, const double* RTCG_RESTRICT x, double a, long long n)");
-  auto loop = w.block("RTCG_GLOBAL_LOOP(i, n)");
-  w.line("y[i] = a * x[i] + y[i];");
+  {
+    auto kernel = w.block("RTCG_KERNEL(axpy)(double* RTCG_RESTRICT y, const double* RTCG_RESTRICT x, double a, long long n)");
+    auto loop = w.block("RTCG_GLOBAL_LOOP(i, n)");
+    w.line("y[i] = a * x[i] + y[i];");
+  }
   rtcg::Program program;
   program.name = "bench_small";
   program.source = w.str();

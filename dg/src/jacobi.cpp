@@ -66,7 +66,9 @@ Quadrature1D jacobi_gq(double alpha, double beta, int n) {
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(size, size);
   for (Eigen::Index i = 0; i < size; ++i) {
     const double h1 = 2.0 * static_cast<double>(i) + alpha + beta;
-    J(i, i) = -0.5 * (alpha * alpha - beta * beta) / (h1 + 2.0) / h1;
+    // The recurrence's b_i (as in jacobi_p). The book's JacobiGQ carries an extra factor 1/2
+    // here, harmless where it is used (alpha = beta, where b_i = 0) but wrong otherwise.
+    J(i, i) = -(alpha * alpha - beta * beta) / (h1 + 2.0) / h1;
     if (i + 1 < size) {
       const double k = static_cast<double>(i + 1);
       J(i, i + 1) = 2.0 / (h1 + 2.0) *

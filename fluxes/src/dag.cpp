@@ -140,11 +140,15 @@ NodeId Dag::fold_binary(Op op, NodeId a, NodeId b) {
     case Op::add:
       if (is_constant(a, 0.0)) return b;
       if (is_constant(b, 0.0)) return a;
+      // a + (-b) is a - b exactly in IEEE arithmetic.
+      if (nodes_[b].op == Op::negate) return fold_binary(Op::subtract, a, nodes_[b].args[0]);
+      if (nodes_[a].op == Op::negate) return fold_binary(Op::subtract, b, nodes_[a].args[0]);
       break;
     case Op::subtract:
       if (is_constant(b, 0.0)) return a;
       if (is_constant(a, 0.0)) return unary(Op::negate, b);
       if (a == b && share_) return constant(0.0);
+      if (nodes_[b].op == Op::negate) return fold_binary(Op::add, a, nodes_[b].args[0]);
       break;
     case Op::multiply:
       if (is_constant(a, 0.0) || is_constant(b, 0.0)) return constant(0.0);

@@ -161,6 +161,7 @@ private:
     Parsed base = postfix();
     if (current_.kind != TokenKind::caret) return base;
     const Token op_token = current_;
+    NestingGuard guard(*this, op_token.offset);  // a^b^c^... recurses through unary()
     advance();
     Parsed exponent = unary();
     const std::size_t begin = base.expr->begin;

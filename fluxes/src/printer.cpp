@@ -57,10 +57,10 @@ const char* compare_text(CompareOp op) {
 
 void print_into(std::string& out, const Expr& e, int min_level);
 
-void print_child(std::string& out, const Expr& child, int min_level) {
-  // A number before '.x' would read as a malformed number ("1.x"), so it is parenthesised.
-  const bool needs_parens = level_of(child) < min_level ||
-                            (min_level == postfix_level && child.kind == ExprKind::number);
+// component_base: the child is the vector of v.x, where a number would read as a malformed
+// number ("1.x") and is parenthesised.
+void print_child(std::string& out, const Expr& child, int min_level, bool component_base = false) {
+  const bool needs_parens = level_of(child) < min_level || (component_base && child.kind == ExprKind::number);
   if (needs_parens) out += '(';
   print_into(out, child, needs_parens ? 0 : min_level);
   if (needs_parens) out += ')';
@@ -79,7 +79,7 @@ void print_into(std::string& out, const Expr& e, int /*min_level*/) {
       out += e.side == TraceSide::interior ? ".int" : ".ext";
       return;
     case ExprKind::component:
-      print_child(out, *e.args[0], postfix_level);
+      print_child(out, *e.args[0], postfix_level, true);
       out += e.component == 0 ? ".x" : e.component == 1 ? ".y" : ".z";
       return;
     case ExprKind::negate:

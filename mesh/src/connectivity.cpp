@@ -11,7 +11,16 @@
 namespace rtdg::mesh::detail {
 
 FaceKey sorted_key(std::array<int, 3> vertices, int nfv) {
-  std::sort(vertices.begin(), vertices.begin() + nfv);
+  // Three compare-swaps sort up to 3 entries (std::sort on a 3-array trips GCC 12's
+  // -Warray-bounds).
+  const auto order = [&](std::size_t i, std::size_t j) {
+    if (vertices[j] < vertices[i]) std::swap(vertices[i], vertices[j]);
+  };
+  order(0, 1);
+  if (nfv == 3) {
+    order(1, 2);
+    order(0, 1);
+  }
   for (std::size_t i = ix(nfv); i < 3; ++i) vertices[i] = -1;
   return vertices;
 }

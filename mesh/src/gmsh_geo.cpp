@@ -63,16 +63,19 @@ Parameters declared_parameters() {
 void open_geo(const std::filesystem::path& file, const Parameters& parameters) {
   const std::string source = file.string();
   gmsh::onelab::clear();
-  with_gmsh_errors(source, [&] { gmsh::open(source); });
+  run_gmsh(source, [&] { gmsh::open(source); });
   if (parameters.empty()) return;
-  const Parameters declared = declared_parameters();
+  Parameters declared;
+  run_gmsh(source, [&] { declared = declared_parameters(); });
   Parameters full;
   for (const auto& [name, value] : parameters) {
     if (!std::isfinite(value)) fail(source, "parameter '" + name + "' must be a finite number");
     full[resolve(declared, name, source)] = value;
   }
-  for (const auto& [name, value] : full) gmsh::onelab::setNumber(name, {value});
-  with_gmsh_errors(source, [&] { gmsh::open(source); });
+  run_gmsh(source, [&] {
+    for (const auto& [name, value] : full) gmsh::onelab::setNumber(name, {value});
+    gmsh::open(source);
+  });
   // A ReadOnly parameter keeps its value from the file: say so rather than ignore the request.
   for (const auto& [name, value] : full) {
     std::vector<double> now;

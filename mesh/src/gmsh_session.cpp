@@ -50,7 +50,6 @@ GmshRuntime& runtime() {
 
 }  // namespace
 
-bool have_gmsh() { return true; }
 
 GmshSession::GmshSession() : lock_(runtime().mutex) {
   GmshRuntime& gmsh_runtime = runtime();
@@ -60,6 +59,8 @@ GmshSession::GmshSession() : lock_(runtime().mutex) {
     gmsh_runtime.initialized = true;
     gmsh::option::setNumber("General.Terminal", gmsh_output_wanted() ? 1 : 0);
     gmsh::option::setNumber("General.NumThreads", 1);
+    // Errors are collected from the log, not thrown: see run_gmsh in gmsh_support.hpp.
+    gmsh::option::setNumber("General.AbortOnError", 0);
   }
   for (const char* name : kIsolatedOptions) {
     double value = 0.0;

@@ -3,38 +3,20 @@
 #pragma once
 
 #include "mesh/build.hpp"
-#include "mesh/error.hpp"
 #include "mesh/gmsh_io.hpp"
 
-#include <exception>
 #include <filesystem>
+#include <functional>
 #include <string>
-#include <utility>
 
 namespace rtdg::mesh::detail {
 
-// Gmsh's last error message, or "" when it has none.
-std::string gmsh_last_error();
-
-// Runs f(); Gmsh's exceptions (4.8 throws std::string) become MeshError("<source>: Gmsh: ...").
-template <class F>
-decltype(auto) with_gmsh_errors(const std::string& source, F&& f) {
-  const auto message = [&](const std::string& what) {
-    const std::string last = gmsh_last_error();
-    return source + ": Gmsh: " + (what.empty() ? last : what);
-  };
-  try {
-    return std::forward<F>(f)();
-  } catch (const MeshError&) {
-    throw;
-  } catch (const std::string& what) {
-    throw MeshError(message(what));
-  } catch (const std::exception& what) {
-    throw MeshError(message(what.what()));
-  } catch (const char* what) {
-    throw MeshError(message(what));
-  }
-}
+// Runs f() and throws MeshError("<source>: Gmsh: <first error>") when Gmsh reported errors.
+// Gmsh runs with General.AbortOnError = 0 and its logger on: Gmsh 4.8 reports errors by
+// throwing when AbortOnError = 2, and an exception thrown out of its .geo parser leaves the
+// parser broken for the rest of the process (every later file parses as empty). So errors are
+// collected from the log instead. MeshError thrown by f passes through unchanged.
+void run_gmsh(const std::string& source, const std::function<void()>& f);
 
 // Throws unless the file exists and is a regular file.
 void require_file(const std::filesystem::path& file);

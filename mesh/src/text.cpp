@@ -2,6 +2,8 @@
 
 #include "mesh/error.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <iomanip>
 #include <limits>
 #include <sstream>
@@ -10,6 +12,13 @@ namespace rtdg::mesh::detail {
 
 void fail(std::string_view source, const std::string& message) {
   throw MeshError(std::string(source) + ": " + message);
+}
+
+std::string lower_extension(const std::filesystem::path& file) {
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension;
 }
 
 std::string format_number(double value) {

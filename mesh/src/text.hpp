@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,9 @@ std::string format_indices(const int* indices, int n);
 
 // "a, b and c" (names quoted).
 std::string format_name_list(const std::vector<std::string>& names);
+
+// A path's extension in lower case, with the dot (".geo").
+std::string lower_extension(const std::filesystem::path& file);
 
 // Throws MeshError("<source>: <message>").
 [[noreturn]] void fail(std::string_view source, const std::string& message);

@@ -61,22 +61,67 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+bool is_identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::size_t skip_space(const std::string& text, std::size_t at) {
+  while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  return at;
+}
+
+std::size_t identifier_end(const std::string& text, std::size_t at) {
+  while (at < text.size() && is_identifier_char(text[at])) ++at;
+  return at;
+}
+
+// At `at` (just past "RTCG_KERNEL" or "__global__"), reads the kernel's name and returns the
+// position of the '(' opening its parameter list, or npos when this is not a declaration.
+std::size_t read_kernel_name(const std::string& text, std::size_t at, bool macro, std::string& name) {
+  at = skip_space(text, at);
+  if (macro) {
+    if (at >= text.size() || text[at] != '(') return std::string::npos;
+    at = skip_space(text, at + 1);
+  } else {
+    const std::size_t end = identifier_end(text, at);
+    if (text.compare(at, end - at, "void") != 0) return std::string::npos;
+    at = skip_space(text, end);
+  }
+  const std::size_t end = identifier_end(text, at);
+  if (end == at || std::isdigit(static_cast<unsigned char>(text[at]))) return std::string::npos;
+  name = text.substr(at, end - at);
+  at = skip_space(text, end);
+  if (macro) {
+    if (at >= text.size() || text[at] != ')') return std::string::npos;
+    at = skip_space(text, at + 1);
+  }
+  return at < text.size() && text[at] == '(' ? at : std::string::npos;
+}
+
+}  // namespace
+
+// A plain scan rather than std::regex: generated sources reach hundreds of kilobytes and this
+// runs on every cache lookup.
 std::map<std::string, KernelSignature> scan_kernel_signatures(const std::string& source) {
   std::map<std::string, KernelSignature> result;
-  static const std::regex declaration(R"((?:RTCG_KERNEL\s*\(\s*([A-Za-z_]\w*)\s*\)|__global__\s+void\s+([A-Za-z_]\w*))\s*\()");
-  for (auto it = std::sregex_iterator(source.begin(), source.end(), declaration); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
-    // Find the matching parenthesis of the parameter list.
-    auto position = static_cast<std::size_t>(it->position(0) + it->length(0));
-    int depth = 1;
-    std::size_t end = position;
-    while (end < source.size() && depth > 0) {
-      if (source[end] == '(') ++depth;
-      if (source[end] == ')') --depth;
-      ++end;
+  for (const auto& [marker, macro] : {std::pair{std::string("RTCG_KERNEL"), true}, std::pair{std::string("__global__"), false}}) {
+    for (std::size_t at = source.find(marker); at != std::string::npos; at = source.find(marker, at + 1)) {
+      if ((at > 0 && is_identifier_char(source[at - 1])) ||
+          (at + marker.size() < source.size() && is_identifier_char(source[at + marker.size()])))
+        continue;
+      std::string name;
+      const std::size_t open = read_kernel_name(source, at + marker.size(), macro, name);
+      if (open == std::string::npos) continue;
+      int depth = 1;
+      std::size_t end = open + 1;
+      while (end < source.size() && depth > 0) {
+        if (source[end] == '(') ++depth;
+        if (source[end] == ')') --depth;
+        ++end;
+      }
+      if (depth != 0) continue;
+      result[name].parameters = split_parameters(source.substr(open + 1, end - 1 - (open + 1)));
     }
-    if (depth != 0) continue;
-    result[name].parameters = split_parameters(source.substr(position, end - 1 - position));
   }
   return result;
 }

@@ -6,7 +6,6 @@
 #include "embedded_headers.hpp"
 
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -23,37 +22,58 @@ std::string read_file(const std::filesystem::path& path) {
   return content.str();
 }
 
+void add_included_headers(const std::string& text, const Program& program, std::set<std::string>& seen,
+                          CacheKey& key);
+
+void add_header(const std::string& name, const Program& program, std::set<std::string>& seen, CacheKey& key) {
+  if (seen.count(name)) return;
+  std::string content;
+  bool found = false;
+  for (const auto& header : detail::embedded_headers()) {
+    if (header.name == name) {
+      content = header.content;
+      found = true;
+      break;
+    }
+  }
+  for (std::size_t i = 0; !found && i < program.include_dirs.size(); ++i) {
+    const auto candidate = program.include_dirs[i] / name;
+    std::error_code error;
+    if (std::filesystem::is_regular_file(candidate, error)) {
+      content = read_file(candidate);
+      found = true;
+    }
+  }
+  if (!found) return;
+  seen.insert(name);
+  key.add("header:" + name, content);
+  add_included_headers(content, program, seen, key);
+}
+
 // Adds every header the text includes that rtdg or the program's include folders provide,
 // recursively, so editing one changes the key. Headers found nowhere (the C++ library, CUDA's
 // own) belong to the compiler, whose identity is part of the key. Conditional includes are
 // followed too: hashing a header that is not used costs a miss at worst, never a stale hit.
 void add_included_headers(const std::string& text, const Program& program, std::set<std::string>& seen,
                           CacheKey& key) {
-  static const std::regex include(R"(^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"])", std::regex::multiline);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), include); it != std::sregex_iterator(); ++it) {
-    const std::string name = (*it)[1].str();
-    if (seen.count(name)) continue;
-    std::string content;
-    bool found = false;
-    for (const auto& header : detail::embedded_headers()) {
-      if (header.name == name) {
-        content = header.content;
-        found = true;
-        break;
+  // Line by line rather than std::regex, which is slow on large generated sources.
+  std::size_t line_start = 0;
+  while (line_start < text.size()) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = text.size();
+    std::size_t at = text.find_first_not_of(" \t", line_start);
+    if (at < line_end && text[at] == '#') {
+      at = text.find_first_not_of(" \t", at + 1);
+      if (at < line_end && text.compare(at, 7, "include") == 0) {
+        at = text.find_first_not_of(" \t", at + 7);
+        if (at < line_end && (text[at] == '<' || text[at] == '"')) {
+          const char close = text[at] == '<' ? '>' : '"';
+          const std::size_t end = text.find(close, at + 1);
+          if (end < line_end) add_header(text.substr(at + 1, end - at - 1), program, seen, key);
+        }
       }
     }
-    for (std::size_t i = 0; !found && i < program.include_dirs.size(); ++i) {
-      const auto candidate = program.include_dirs[i] / name;
-      std::error_code error;
-      if (std::filesystem::is_regular_file(candidate, error)) {
-        content = read_file(candidate);
-        found = true;
-      }
-    }
-    if (!found) continue;
-    seen.insert(name);
-    key.add("header:" + name, content);
-    add_included_headers(content, program, seen, key);
+    line_start = line_end + 1;
   }
 }
 

@@ -23,8 +23,8 @@ bool parse_level(std::string name, spdlog::level::level_enum& level) {
   std::transform(name.begin(), name.end(), name.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   static const std::pair<const char*, spdlog::level::level_enum> table[] = {
-      {"trace", spdlog::level::trace}, {"debug", spdlog::level::debug},
-      {"info", spdlog::level::info},   {"warn", spdlog::level::warn},
+      {"trace", spdlog::level::trace},  {"debug", spdlog::level::debug},
+      {"info", spdlog::level::info},    {"warn", spdlog::level::warn},
       {"warning", spdlog::level::warn}, {"error", spdlog::level::err},
       {"off", spdlog::level::off}};
   for (const auto& [candidate, value] : table) {
@@ -58,11 +58,11 @@ std::shared_ptr<spdlog::logger> make_logger() {
     // Registered by another thread between get() and here: use that one.
     if (auto existing = spdlog::get("rtdg")) return existing;
   }
-  // The logger is what reports a bad level, so this cannot throw: a throwing log() would turn
-  // every log call (some in destructors and catch blocks) into a possible termination.
+  // A bad level is a warning, not an exception: log() is called from destructors and catch
+  // blocks, where a throw would terminate the process.
   if (!bad_level.empty()) {
-    logger->warn("RTDG_LOG_LEVEL=\"{}\" is not valid (expected one of {}); using info",
-                 bad_level, kLevelNames);
+    logger->warn("RTDG_LOG_LEVEL=\"{}\" is not valid (expected one of {}); using info", bad_level,
+                 kLevelNames);
   }
   return logger;
 }

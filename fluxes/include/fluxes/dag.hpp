@@ -4,8 +4,9 @@
 // order first, so a*b and b*a are one node). Constants fold as nodes are built.
 //
 // Folding assumes finite values, as flux code does: x*0 -> 0, x-x -> 0, x+0 -> x, x*1 -> x,
-// -(-x) -> x, if(c, a, a) -> a. A fold whose result is not finite (log(0), 1/0 after a constant
-// parameter is substituted) throws FoldError, so no inf or nan ever reaches generated code.
+// -(-x) -> x, a-(-b) -> a+b, a+(-b) -> a-b, if(c, a, a) -> a. A fold whose result is not
+// finite (log(0), 1/0 after a constant parameter is substituted) throws FoldError, so no inf
+// or nan ever reaches generated code.
 //
 // Node ids are topologically ordered: a node's operands always have smaller ids.
 #pragma once

@@ -58,8 +58,9 @@ struct CacheStats {
 // program name and as it is now.
 struct ExplainField {
   std::string label;
-  std::string previous;  // digest and size of the value ("" if the field is new)
-  std::string current;   // ("" if the field is gone)
+  // The value in quotes when it is short and printable, else "sha256 <16 hex>, <n> bytes".
+  std::string previous;  // "" if the field is new
+  std::string current;   // "" if the field is gone
   bool changed = false;
 };
 

@@ -35,10 +35,11 @@ std::filesystem::path default_dir() {
   if (const char* xdg = environment("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') {
     return std::filesystem::path(xdg) / "rtdg";
   }
-  if (const char* home = environment("HOME")) return std::filesystem::path(home) / ".cache" / "rtdg";
+  if (const char* home = environment("HOME"))
+    return std::filesystem::path(home) / ".cache" / "rtdg";
   // No HOME (some batch systems and containers): the password database still knows.
-  if (const passwd* entry = ::getpwuid(::geteuid()); entry != nullptr && entry->pw_dir != nullptr &&
-                                                      entry->pw_dir[0] == '/') {
+  if (const passwd* entry = ::getpwuid(::geteuid());
+      entry != nullptr && entry->pw_dir != nullptr && entry->pw_dir[0] == '/') {
     return std::filesystem::path(entry->pw_dir) / ".cache" / "rtdg";
   }
   return {};
@@ -48,19 +49,24 @@ std::filesystem::path default_dir() {
 
 std::string_view to_string(CacheMode mode) {
   switch (mode) {
-    case CacheMode::on: return "on";
-    case CacheMode::off: return "off";
-    case CacheMode::readonly: return "readonly";
+    case CacheMode::on:
+      return "on";
+    case CacheMode::off:
+      return "off";
+    case CacheMode::readonly:
+      return "readonly";
   }
   return "unknown";
 }
 
 std::uint64_t CacheConfig::parse_max_bytes(std::string_view text) {
   const auto fail = [&]() -> std::uint64_t {
-    throw Error("RTDG_CACHE_MAX_BYTES=\"" + std::string(text) + "\" is not valid: " + kMaxBytesValid);
+    throw Error("RTDG_CACHE_MAX_BYTES=\"" + std::string(text) +
+                "\" is not valid: " + kMaxBytesValid);
   };
   std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0) ++digits;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])) != 0)
+    ++digits;
   if (digits == 0) return fail();
   std::uint64_t value = 0;
   for (std::size_t i = 0; i < digits; ++i) {
@@ -84,7 +90,8 @@ std::uint64_t CacheConfig::parse_max_bytes(std::string_view text) {
   if (value == 0) {
     throw Error("RTDG_CACHE_MAX_BYTES=\"" + std::string(text) +
                 "\" is not valid: the cap must be above 0 (use RTDG_CACHE=off to turn the cache "
-                "off); " + kMaxBytesValid);
+                "off); " +
+                kMaxBytesValid);
   }
   return value * unit;
 }
@@ -104,14 +111,16 @@ CacheConfig CacheConfig::from_environment() {
                   "\" is not valid: expected one of on, off, readonly");
     }
   }
-  if (const char* cap = environment("RTDG_CACHE_MAX_BYTES")) config.max_bytes = parse_max_bytes(cap);
+  if (const char* cap = environment("RTDG_CACHE_MAX_BYTES"))
+    config.max_bytes = parse_max_bytes(cap);
   if (const char* dir = environment("RTDG_CACHE_DIR")) {
     // Absolute now, so a later chdir (a run changing into its output folder) cannot move it.
     std::error_code error;
     config.dir = std::filesystem::absolute(dir, error);
     if (error) {
-      throw Error(std::string("RTDG_CACHE_DIR=\"") + dir + "\" is not valid: cannot make it absolute (" +
-                  error.message() + "); expected a folder path");
+      throw Error(std::string("RTDG_CACHE_DIR=\"") + dir +
+                  "\" is not valid: cannot make it absolute (" + error.message() +
+                  "); expected a folder path");
     }
   } else {
     config.dir = default_dir();

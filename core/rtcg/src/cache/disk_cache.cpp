@@ -24,6 +24,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <system_error>
 #include <tuple>
 #include <utility>
@@ -67,6 +68,20 @@ double unix_seconds_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+std::int64_t unix_ns_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// For temporary files: one this old belongs to a writer that died.
+void remove_if_stale(const fs::path& path, std::int64_t now_ns) {
+  struct stat info {};
+  if (::lstat(path.c_str(), &info) == 0 && now_ns - mtime_ns(info) > kStaleTemporaryNs) {
+    ::unlink(path.c_str());
+  }
+}
+
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
@@ -74,13 +89,12 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 // Calls visit(name) for each entry of a folder but "." and ".."; a missing folder has none.
 template <class Visit>
 void for_each_name(const fs::path& dir, Visit&& visit) {
-  DIR* stream = ::opendir(dir.c_str());
-  if (stream == nullptr) return;
-  while (const dirent* entry = ::readdir(stream)) {
+  const std::unique_ptr<DIR, int (*)(DIR*)> stream(::opendir(dir.c_str()), &::closedir);
+  if (!stream) return;
+  while (const dirent* entry = ::readdir(stream.get())) {
     const std::string_view name = entry->d_name;
     if (name != "." && name != "..") visit(std::string(name));
   }
-  ::closedir(stream);
 }
 
 bool is_shard_name(std::string_view name) {
@@ -156,7 +170,8 @@ struct DiskCache::State {
   void evict_if_over_cap();
   void record_explain(const std::string& name, const std::string& digest, const CacheKey& key);
   PersistedStats read_stats() const;
-  void flush_stats() noexcept;
+  void merge_stats();           // this process's counters into stats.json, under its lock
+  void flush_stats() noexcept;  // merge_stats, never failing
   void reset_counters() {
     hits = 0;
     misses = 0;
@@ -175,14 +190,16 @@ void DiskCache::State::open_directory() {
     return;
   }
   if (dir.empty()) {
-    disable("there is no folder for it (RTDG_CACHE_DIR, XDG_CACHE_HOME and HOME are unset and "
-            "the password database has no home folder); set RTDG_CACHE_DIR to a private folder");
+    disable(
+        "there is no folder for it (RTDG_CACHE_DIR, XDG_CACHE_HOME and HOME are unset and "
+        "the password database has no home folder); set RTDG_CACHE_DIR to a private folder");
     return;
   }
   struct stat info {};
   if (::lstat(dir.c_str(), &info) != 0) {
     const int error = errno;
-    if (error != ENOENT) {
+    // ENOTDIR: a file where a parent folder should be; creating it says so more plainly.
+    if (error != ENOENT && error != ENOTDIR) {
       disable(shown + " is not accessible (" + errno_text(error) + ")");
       return;
     }
@@ -203,7 +220,8 @@ void DiskCache::State::open_directory() {
     }
   }
   if (S_ISLNK(info.st_mode)) {
-    disable(shown + " is a symbolic link, which rtdg refuses: whoever can change the link decides "
+    disable(shown +
+            " is a symbolic link, which rtdg refuses: whoever can change the link decides "
             "which binaries rtdg loads and runs; set RTDG_CACHE_DIR to the real folder");
     return;
   }
@@ -213,40 +231,43 @@ void DiskCache::State::open_directory() {
   }
   if (info.st_uid != ::geteuid()) {
     disable(shown + " belongs to uid " + std::to_string(info.st_uid) + ", not to this user (uid " +
-            std::to_string(::geteuid()) + "), who could plant binaries there that rtdg would run; "
-            "set RTDG_CACHE_DIR to a folder of your own");
+            std::to_string(::geteuid()) +
+            "), who could plant binaries there that rtdg would run; set RTDG_CACHE_DIR to a "
+            "folder of your own");
     return;
   }
   if ((info.st_mode & S_IWOTH) != 0) {
-    disable(shown + " is world-writable (mode " + octal_mode(info.st_mode) + "), so any user could "
-            "plant binaries there that rtdg would run; `chmod 700` it or set RTDG_CACHE_DIR to a "
-            "private folder");
+    disable(shown + " is world-writable (mode " + octal_mode(info.st_mode) +
+            "), so any user could plant binaries there that rtdg would run; `chmod 700` it or set "
+            "RTDG_CACHE_DIR to a private folder");
     return;
   }
   const bool write = config.mode == CacheMode::on;
   if (::access(dir.c_str(), write ? (R_OK | W_OK | X_OK) : (R_OK | X_OK)) != 0) {
-    disable(shown + (write ? " is not writable (" : " is not readable (") + errno_text(errno) + ")" +
-            (write ? "; RTDG_CACHE=readonly uses its entries without writing" : ""));
+    disable(shown + (write ? " is not writable (" : " is not readable (") + errno_text(errno) +
+            ")" + (write ? "; RTDG_CACHE=readonly uses its entries without writing" : ""));
     return;
   }
   access = write ? Access::write : Access::read;
 }
 
-void DiskCache::State::discard(const fs::path& path, int fd, const std::string& problem, bool damaged) {
+void DiskCache::State::discard(const fs::path& path, int fd, const std::string& problem,
+                               bool damaged) {
   const bool replace = writable();
   if (damaged) {
-    log().warn("compile cache entry {} is damaged ({}); treating it as a miss{}", path.string(), problem,
-               replace ? " and replacing it" : "");
+    log().warn("compile cache entry {} is damaged ({}); treating it as a miss{}", path.string(),
+               problem, replace ? " and replacing it" : "");
   } else {
-    log().debug("compile cache entry {} is unusable ({}); treating it as a miss", path.string(), problem);
+    log().debug("compile cache entry {} is unusable ({}); treating it as a miss", path.string(),
+                problem);
   }
   if (!replace) return;
   // Only if the path still names the file we read: another process may have replaced it with a
   // good entry since.
   struct stat opened {};
   struct stat current {};
-  if (::fstat(fd, &opened) == 0 && ::lstat(path.c_str(), &current) == 0 && opened.st_dev == current.st_dev &&
-      opened.st_ino == current.st_ino) {
+  if (::fstat(fd, &opened) == 0 && ::lstat(path.c_str(), &current) == 0 &&
+      opened.st_dev == current.st_dev && opened.st_ino == current.st_ino) {
     ::unlink(path.c_str());
   }
 }
@@ -257,7 +278,9 @@ std::optional<std::string> DiskCache::State::lookup(const std::string& digest) {
   const UniqueFd fd = open_nofollow(path, O_RDONLY);
   if (!fd) {
     // ENOENT is the ordinary miss (or an entry evicted a moment ago).
-    if (errno != ENOENT) log().debug("compile cache: cannot open {} ({})", path.string(), errno_text(errno));
+    if (errno != ENOENT) {
+      log().debug("compile cache: cannot open {} ({})", path.string(), errno_text(errno));
+    }
     return std::nullopt;
   }
   try {
@@ -311,7 +334,7 @@ bool DiskCache::State::publish(const std::string& digest, std::string_view paylo
 
 std::vector<ScannedEntry> DiskCache::State::scan(bool remove_stale_temporaries) const {
   std::vector<ScannedEntry> entries;
-  const auto now_ns = static_cast<std::int64_t>(unix_seconds_now() * 1e9);
+  const auto now_ns = unix_ns_now();
   for_each_name(config.dir, [&](const std::string& shard) {
     if (!is_shard_name(shard)) return;
     const auto shard_dir = config.dir / shard;
@@ -320,13 +343,15 @@ std::vector<ScannedEntry> DiskCache::State::scan(bool remove_stale_temporaries) 
       struct stat info {};
       if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return;  // gone meanwhile
       if (is_temporary_name(name)) {
-        if (remove_stale_temporaries && now_ns - mtime_ns(info) > kStaleTemporaryNs) ::unlink(path.c_str());
+        if (remove_stale_temporaries) remove_if_stale(path, now_ns);
         return;
       }
-      if (!ends_with(name, kEntrySuffix) || !is_digest(name.substr(0, name.size() - kEntrySuffix.size()))) {
+      if (!ends_with(name, kEntrySuffix) ||
+          !is_digest(name.substr(0, name.size() - kEntrySuffix.size()))) {
         return;
       }
-      entries.push_back(ScannedEntry{path, static_cast<std::uint64_t>(info.st_size), mtime_ns(info)});
+      entries.push_back(
+          ScannedEntry{path, static_cast<std::uint64_t>(info.st_size), mtime_ns(info)});
     });
   });
   return entries;
@@ -358,14 +383,17 @@ void DiskCache::State::evict_if_over_cap() {
         ++evicted;
       }
     }
-    log().debug("compile cache over its cap of {} bytes: evicted {} least recently used entries, {} bytes left",
-                config.max_bytes, evicted, total);
+    log().debug(
+        "compile cache over its cap of {} bytes: evicted {} least recently used entries, "
+        "{} bytes left",
+        config.max_bytes, evicted, total);
   } catch (const std::system_error& e) {
     disable_after_write_failure(e);
   }
 }
 
-void DiskCache::State::record_explain(const std::string& name, const std::string& digest, const CacheKey& key) {
+void DiskCache::State::record_explain(const std::string& name, const std::string& digest,
+                                      const CacheKey& key) {
   if (!writable()) return;
   try {
     make_private_dir(config.dir / kExplainDir);
@@ -373,11 +401,13 @@ void DiskCache::State::record_explain(const std::string& name, const std::string
     const FileLock lock = FileLock::acquire(config.dir / kExplainLock);
     const auto path = config.dir / kExplainDir / (cache_detail::explain_file_stem(name) + ".json");
     nlohmann::json old_record = nullptr;
-    if (const auto text = read_small_file(path)) old_record = nlohmann::json::parse(*text, nullptr, false);
-    const auto record =
-        cache_detail::next_explain_record(name, cache_detail::explain_snapshot(digest, key, unix_seconds_now()),
-                                          old_record);
-    write_file_atomically(path, {record.dump(1)});
+    if (const auto text = read_small_file(path)) {
+      old_record = nlohmann::json::parse(*text, nullptr, false);
+    }
+    const auto record = cache_detail::next_explain_record(
+        name, cache_detail::explain_snapshot(digest, key, unix_seconds_now()), old_record);
+    // Not fsynced: a record lost in a crash only makes `explain` show one compile fewer.
+    write_file_atomically(path, {record.dump(1)}, cache_detail::Durability::none);
   } catch (const std::system_error& e) {
     disable_after_write_failure(e);
   }
@@ -409,36 +439,46 @@ PersistedStats DiskCache::State::read_stats() const {
 }
 
 void DiskCache::State::flush_stats() noexcept {
-  if (!writable()) return;
   try {
-    const auto new_hits = hits.load();
-    const auto new_misses = misses.load();
-    double new_seconds = 0;
-    {
-      const std::lock_guard lock(mutex);
-      new_seconds = compile_seconds;
+    try {
+      merge_stats();
+    } catch (const std::system_error& e) {
+      disable_after_write_failure(e);
     }
-    if (new_hits == 0 && new_misses == 0 && new_seconds == 0) return;
-    // Read, add and write under the lock, so concurrent processes' counts all survive.
-    const FileLock lock = FileLock::acquire(config.dir / kStatsLock);
-    auto stats = read_stats();
-    const nlohmann::json json = {{"hits", stats.hits + new_hits},
-                                 {"misses", stats.misses + new_misses},
-                                 {"compile_seconds", stats.compile_seconds + new_seconds}};
-    write_file_atomically(config.dir / kStatsFile, {json.dump() + "\n"});
-    // Subtract what was merged: other threads may have counted more meanwhile.
-    hits -= new_hits;
-    misses -= new_misses;
-    const std::lock_guard guard(mutex);
-    compile_seconds -= new_seconds;
-  } catch (const std::system_error& e) {
-    disable_after_write_failure(e);
-  } catch (const std::exception& e) {
-    log().debug("compile cache: could not merge its stats ({})", e.what());
+  } catch (...) {
+    // Out of memory, or a logger that failed: the counts stay in memory, and a destructor
+    // (this runs in ~DiskCache) is no place to fail.
   }
 }
 
-DiskCache::DiskCache(CacheConfig config) : config_(std::move(config)), state_(std::make_unique<State>(config_)) {
+void DiskCache::State::merge_stats() {
+  if (!writable()) return;
+  const auto new_hits = hits.load();
+  const auto new_misses = misses.load();
+  double new_seconds = 0;
+  {
+    const std::lock_guard lock(mutex);
+    new_seconds = compile_seconds;
+  }
+  if (new_hits == 0 && new_misses == 0 && new_seconds == 0) return;
+  // Read, add and write under the lock, so concurrent processes' counts all survive.
+  const FileLock lock = FileLock::acquire(config.dir / kStatsLock);
+  auto stats = read_stats();
+  const nlohmann::json json = {{"hits", stats.hits + new_hits},
+                               {"misses", stats.misses + new_misses},
+                               {"compile_seconds", stats.compile_seconds + new_seconds}};
+  // Not fsynced: a crash can at worst lose counts (a damaged file is read as zero).
+  write_file_atomically(config.dir / kStatsFile, {json.dump() + "\n"},
+                        cache_detail::Durability::none);
+  // Subtract what was merged: other threads may have counted more meanwhile.
+  hits -= new_hits;
+  misses -= new_misses;
+  const std::lock_guard guard(mutex);
+  compile_seconds -= new_seconds;
+}
+
+DiskCache::DiskCache(CacheConfig config)
+    : config_(std::move(config)), state_(std::make_unique<State>(config_)) {
   state_->open_directory();
 }
 
@@ -453,7 +493,8 @@ std::string DiskCache::unusable_reason() const {
 }
 
 fs::path DiskCache::entry_path(const std::string& digest) const {
-  RTCG_VERIFY(is_digest(digest), "not a cache key digest (64 lowercase hex expected): \"" << digest << "\"");
+  RTCG_VERIFY(is_digest(digest),
+              "not a cache key digest (64 lowercase hex expected): \"" << digest << "\"");
   return state_->entry_path(digest);
 }
 
@@ -502,7 +543,8 @@ std::string DiskCache::get_or_compute(const CacheKey& key, const std::string& na
     if (lock) lock->remove();
     throw;
   }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const bool published = state.publish(digest, payload);
   if (lock) lock->remove();
   ++state.misses;
@@ -534,35 +576,35 @@ CacheStats DiskCache::stats() const {
 
 void DiskCache::clear() {
   if (config_.mode == CacheMode::readonly) {
-    throw Error("RTDG_CACHE=readonly: refusing to clear the compile cache in " + config_.dir.string() +
-                "; unset RTDG_CACHE (or set it to on) to clear it");
+    throw Error("RTDG_CACHE=readonly: refusing to clear the compile cache in " +
+                config_.dir.string() + "; unset RTDG_CACHE (or set it to on) to clear it");
   }
   if (state_->writable()) {
     const auto& dir = config_.dir;
     try {
       const FileLock cache_lock = FileLock::acquire(dir / kCacheLock);
+      const auto now_ns = unix_ns_now();
       for_each_name(dir, [&](const std::string& shard) {
         if (!is_shard_name(shard)) return;
         for_each_name(dir / shard, [&](const std::string& name) {
           const auto path = dir / shard / name;
-          if (ends_with(name, kLockSuffix)) {
+          if (is_temporary_name(name)) {
+            // Removing one in flight would fail that publish and cost its process the disk
+            // cache: only stale ones go, as in eviction.
+            remove_if_stale(path, now_ns);
+          } else if (ends_with(name, kLockSuffix)) {
             // A lock someone holds is theirs; it goes away when their compile ends.
             if (auto lock = FileLock::try_acquire_existing(path)) lock->remove();
-          } else if (ends_with(name, kEntrySuffix) || is_temporary_name(name)) {
-            // Removing a temporary file in flight makes that publish fail, which costs that
-            // process its disk cache: only stale ones go, as in eviction.
-            struct stat info {};
-            const auto now_ns = static_cast<std::int64_t>(unix_seconds_now() * 1e9);
-            if (!is_temporary_name(name) ||
-                (::lstat(path.c_str(), &info) == 0 && now_ns - mtime_ns(info) > kStaleTemporaryNs)) {
-              ::unlink(path.c_str());
-            }
+          } else if (ends_with(name, kEntrySuffix)) {
+            ::unlink(path.c_str());
           }
         });
       });
       {
         const FileLock explain_lock = FileLock::acquire(dir / kExplainLock);
-        for_each_name(dir / kExplainDir, [&](const std::string& name) { ::unlink((dir / kExplainDir / name).c_str()); });
+        for_each_name(dir / kExplainDir, [&](const std::string& name) {
+          ::unlink((dir / kExplainDir / name).c_str());
+        });
       }
       const FileLock stats_lock = FileLock::acquire(dir / kStatsLock);
       if (::unlink((dir / kStatsFile).c_str()) != 0 && errno != ENOENT) {
@@ -607,7 +649,9 @@ std::vector<std::string> DiskCache::explained_names() const {
     const auto record = nlohmann::json::parse(*text, nullptr, false);
     if (!record.is_object() || !record.value("name", nlohmann::json()).is_string()) return;
     double time = 0;
-    if (record.contains("current") && record["current"].is_object()) time = record["current"].value("time", 0.0);
+    if (record.contains("current") && record["current"].is_object()) {
+      time = record["current"].value("time", 0.0);
+    }
     records.emplace_back(time, record["name"].get<std::string>());
   });
   std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {

@@ -42,7 +42,8 @@ std::array<std::uint8_t, 32> digest_bytes(std::string_view hex) {
 }  // namespace
 
 bool is_digest(std::string_view text) {
-  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) { return hex_value(c) >= 0; });
+  return text.size() == 64 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return hex_value(c) >= 0; });
 }
 
 std::string encode_entry_header(std::string_view key_digest_hex, std::string_view payload) {
@@ -86,8 +87,9 @@ EntryHeaderCheck check_entry_header(std::string_view header, std::uint64_t file_
   }
   check.payload_size = get_le(header, 16, 8);
   if (check.payload_size != file_size - kEntryHeaderSize) {
-    check.problem = "truncated or padded: the header announces " + std::to_string(check.payload_size) +
-                    " payload bytes, the file holds " + std::to_string(file_size - kEntryHeaderSize);
+    check.problem = "truncated or padded: the header announces " +
+                    std::to_string(check.payload_size) + " payload bytes, the file holds " +
+                    std::to_string(file_size - kEntryHeaderSize);
     return check;
   }
   const auto key = digest_bytes(key_digest_hex);

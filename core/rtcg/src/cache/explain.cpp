@@ -28,8 +28,8 @@ std::string describe(const nlohmann::json& field) {
     return "\"" + field["value"].get<std::string>() + "\"";
   }
   const auto sha = field.value("sha256", std::string());
-  return "sha256 " + sha.substr(0, 16) + ", " + std::to_string(field.value("size", std::uint64_t{0})) +
-         " bytes";
+  return "sha256 " + sha.substr(0, 16) + ", " +
+         std::to_string(field.value("size", std::uint64_t{0})) + " bytes";
 }
 
 bool same_value(const nlohmann::json& a, const nlohmann::json& b) {
@@ -41,7 +41,8 @@ const nlohmann::json& fields_of(const nlohmann::json& record, const char* which)
   static const nlohmann::json none = nlohmann::json::array();
   if (!record.is_object() || !record.contains(which)) return none;
   const auto& snapshot = record[which];
-  if (!snapshot.is_object() || !snapshot.contains("fields") || !snapshot["fields"].is_array()) return none;
+  if (!snapshot.is_object() || !snapshot.contains("fields") || !snapshot["fields"].is_array())
+    return none;
   return snapshot["fields"];
 }
 
@@ -56,12 +57,12 @@ std::string explain_file_stem(std::string_view name) {
   return stem + "-" + Sha256::hex(name).substr(0, 8);
 }
 
-nlohmann::json explain_snapshot(const std::string& digest, const CacheKey& key, double unix_seconds) {
+nlohmann::json explain_snapshot(const std::string& digest, const CacheKey& key,
+                                double unix_seconds) {
   auto fields = nlohmann::json::array();
   for (const auto& field : key.fields()) {
-    nlohmann::json entry = {{"label", field.label},
-                            {"sha256", Sha256::hex(field.value)},
-                            {"size", field.value.size()}};
+    nlohmann::json entry = {
+        {"label", field.label}, {"sha256", Sha256::hex(field.value)}, {"size", field.value.size()}};
     if (shown_verbatim(field.value)) entry["value"] = field.value;
     fields.push_back(std::move(entry));
   }
@@ -71,7 +72,8 @@ nlohmann::json explain_snapshot(const std::string& digest, const CacheKey& key, 
 nlohmann::json next_explain_record(const std::string& name, nlohmann::json snapshot,
                                    const nlohmann::json& old_record) {
   nlohmann::json previous = nullptr;
-  if (old_record.is_object() && old_record.contains("current") && old_record["current"].is_object()) {
+  if (old_record.is_object() && old_record.contains("current") &&
+      old_record["current"].is_object()) {
     previous = old_record["current"];
   }
   return {{"name", name}, {"current", std::move(snapshot)}, {"previous", std::move(previous)}};

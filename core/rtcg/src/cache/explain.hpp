@@ -27,7 +27,8 @@ namespace rtcg::cache_detail {
 std::string explain_file_stem(std::string_view name);
 
 // The snapshot of one compile: key digest, time, fields.
-nlohmann::json explain_snapshot(const std::string& digest, const CacheKey& key, double unix_seconds);
+nlohmann::json explain_snapshot(const std::string& digest, const CacheKey& key,
+                                double unix_seconds);
 
 // The record to write after a compile of `name`: `snapshot` becomes current, the old record's
 // current becomes previous. `old_record` may be null or malformed (then there is no previous).

@@ -25,8 +25,7 @@ void UniqueFd::reset() noexcept {
 }
 
 void throw_errno(int error, std::string_view call, const std::filesystem::path& path) {
-  throw std::system_error(error, std::generic_category(),
-                          std::string(call) + " " + path.string());
+  throw std::system_error(error, std::generic_category(), std::string(call) + " " + path.string());
 }
 
 UniqueFd open_nofollow(const std::filesystem::path& path, int flags, mode_t mode) {
@@ -78,6 +77,7 @@ void make_private_dir(const std::filesystem::path& path) {
 }
 
 void make_private_dirs(const std::filesystem::path& path) {
+  if (path.empty()) return;  // the parent of a relative path's first component
   struct stat info {};
   if (::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) return;
   if (path.has_relative_path() && path.parent_path() != path) make_private_dirs(path.parent_path());
@@ -85,7 +85,7 @@ void make_private_dirs(const std::filesystem::path& path) {
 }
 
 void write_file_atomically(const std::filesystem::path& target,
-                           std::initializer_list<std::string_view> parts) {
+                           std::initializer_list<std::string_view> parts, Durability durability) {
   // pid + counter makes the name unique among live writers; O_EXCL catches a leftover from a
   // crashed process that had the same pid, and we move on to the next counter.
   static std::atomic<unsigned> counter{0};
@@ -103,7 +103,8 @@ void write_file_atomically(const std::filesystem::path& target,
     for (const auto part : parts) write_all(fd.get(), part, temporary);
     // Without fsync a crash after the rename could leave a named but empty entry (ext4 and
     // xfs may commit the rename before the data).
-    if (::fsync(fd.get()) != 0) throw_errno(errno, "fsync", temporary);
+    if (durability == Durability::fsync && ::fsync(fd.get()) != 0)
+      throw_errno(errno, "fsync", temporary);
     // close() reports delayed write errors (NFS, quotas); the descriptor is gone either way.
     if (::close(fd.release()) != 0) throw_errno(errno, "close", temporary);
     if (::rename(temporary.c_str(), target.c_str()) != 0) throw_errno(errno, "rename", target);

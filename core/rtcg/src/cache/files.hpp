@@ -50,9 +50,13 @@ void make_private_dir(const std::filesystem::path& path);
 void make_private_dirs(const std::filesystem::path& path);
 
 // Writes the concatenation of `parts` to a temporary file beside `target` (mode 0600), fsyncs
-// it and renames it over `target`: readers see the old file or the new one, never a part.
+// it (when `durable`) and renames it over `target`: readers see the old file or the new one,
+// never a part. Without fsync a crash soon after may leave `target` empty or short, which is
+// fine for files whose readers check them (stats, explain records) and saves milliseconds.
+enum class Durability { fsync, none };
 void write_file_atomically(const std::filesystem::path& target,
-                           std::initializer_list<std::string_view> parts);
+                           std::initializer_list<std::string_view> parts,
+                           Durability durability = Durability::fsync);
 
 // Reads a small whole file; nullopt when it does not exist.
 std::optional<std::string> read_small_file(const std::filesystem::path& path);

@@ -34,8 +34,9 @@ Sha256::Sha256() : context_(EVP_MD_CTX_new()) {
   if (context_ == nullptr) throw Error("SHA-256: OpenSSL could not allocate a digest context");
   if (EVP_DigestInit_ex(context(context_), sha256_algorithm(), nullptr) != 1) {
     EVP_MD_CTX_free(context(context_));
-    throw Error("SHA-256: OpenSSL could not initialise the digest (is the default provider "
-                "available? check OPENSSL_CONF)");
+    throw Error(
+        "SHA-256: OpenSSL could not initialise the digest (is the default provider "
+        "available? check OPENSSL_CONF)");
   }
 }
 

@@ -1,0 +1,118 @@
+// The tuner: generates every variant of a search space, compiles them in parallel on all CPU
+// cores, drops those that fail (compile, spill, cannot launch, crash, wrong output) with the
+// reason kept, and times the rest one at a time: warm-up, L2 flushed before every timed run,
+// repeated runs, median and spread, and an early stop for a variant once it is clearly
+// slower than the best so far. The fastest median wins.
+//
+//   rtcg::tune::Job job = ...;             // a family, a space, a generator, a runner
+//   rtcg::tune::Tuner tuner(backend);
+//   auto result = tuner.tune(job);
+//   std::cout << rtcg::tune::format_table(result);
+//   rtcg::tune::global_tuning_db().store(result.record());
+#pragma once
+
+#include <rtcg/backend.hpp>
+#include <rtcg/module.hpp>
+#include <rtcg/program.hpp>
+#include <rtcg/search_space.hpp>
+#include <rtcg/tuning_db.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rtcg::tune {
+
+// What a point of the space turns into.
+struct Variant {
+  Program program;
+  // The kernels it launches with their shapes: checked against each kernel's limits (block
+  // size, shared memory, occupancy) and its local memory (spills) before anything runs.
+  std::vector<std::pair<std::string, LaunchShape>> launches;
+  // Runs the variant once on the job's data (asynchronously on CUDA).
+  std::function<void(const Module&)> run;
+};
+
+struct Job {
+  std::string family;         // e.g. "axpy": the kernel family in the database
+  ProblemClass problem;
+  std::string template_hash;  // see template_hash(): changes whenever the generator does
+  SearchSpace space;
+  Point default_point;        // the generator's built-in default; must be in the space
+  // Point -> variant. Called from several threads at once (it must only read shared state).
+  std::function<Variant(const Point&)> generate;
+  // Optional: puts the outputs back to their initial state (before each check).
+  std::function<void()> reset;
+  // Optional: after one run from the reset state, "" when the output matches the reference
+  // (plain loops on the host, or the default variant), else what differs.
+  std::function<std::string()> check;
+  double bytes_per_run = 0;   // memory traffic of one run, for GB/s (0: not reported)
+};
+
+struct TimingOptions {
+  int warmup_runs = 2;
+  int min_runs = 5;             // timed runs before any stop rule applies
+  int max_runs = 25;
+  double stable_spread = 0.02;  // stop repeating once the interquartile range is this fraction of the median
+  double clear_margin = 0.25;   // stop a variant once its fastest run is this much slower than the best median
+  std::size_t flush_bytes = 0;  // written between timed runs to evict caches; 0: twice the L2 (32 MiB on host)
+  unsigned compile_threads = 0;  // 0: every CPU core
+  bool check = true;            // run Job::check when the job has one
+};
+
+struct TuningResult {
+  std::string family;
+  ProblemClass problem;
+  DeviceFingerprint device;
+  std::string template_hash;
+  std::vector<Timing> variants;        // in the order of the space
+  std::optional<std::size_t> winner;   // index into variants; none when every variant was dropped
+  double compile_seconds = 0;
+  double timing_seconds = 0;
+  double bytes_per_run = 0;
+
+  const Timing& best() const;  // throws when there is no winner, listing why each was dropped
+  TuningRecord record() const;  // what the database stores: every timing and the winner
+};
+
+class Tuner {
+public:
+  explicit Tuner(Backend& backend, TimingOptions options = {});
+  // Throws rtcg::Error for an invalid job (no points, a default point outside the space);
+  // variants that fail are dropped, not thrown.
+  TuningResult tune(const Job& job) const;
+  Backend& backend() const noexcept { return *backend_; }
+  const TimingOptions& options() const noexcept { return options_; }
+
+private:
+  Backend* backend_;
+  TimingOptions options_;
+};
+
+// The table `rtdg tune` prints: every variant with its median, spread, GB/s (when the job
+// gives its traffic) and status, the winner marked, and a summary line.
+std::string format_table(const TuningResult& result);
+
+// A short hash of a generator's template text (the source it writes for a canonical point).
+std::string template_hash(std::string_view generator_text);
+
+// Statistics of a list of timings (used by the tuner, exposed for tests and benchmarks).
+double median(std::vector<double> values);
+double interquartile_spread(std::vector<double> values);  // (q3 - q1) / median
+
+// What RTDG_TUNE asks for a job: off: the built-in default, nothing read or measured;
+// auto: the exact record if the database has one, else tune and store; force: tune and
+// store. `tuned` is set when the job was measured now.
+struct Decision {
+  Point point;
+  LookupStep step = LookupStep::builtin_default;
+  std::optional<TuningResult> tuned;
+  std::optional<TuningRecord> stored;
+};
+Decision tune_or_reuse(const Tuner& tuner, TuningDb& db, const Job& job, TuneMode mode);
+
+}  // namespace rtcg::tune

@@ -1,0 +1,302 @@
+// The tuner: parallel compile, checks, then timing one variant at a time.
+#include <rtcg/error.hpp>
+#include <rtcg/hash.hpp>
+#include <rtcg/log.hpp>
+#include <rtcg/memory_pool.hpp>
+#include <rtcg/tuner.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+namespace rtcg::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string first_line(const std::string& text) {
+  const auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+// The first line of the compiler log that says "error", else the message's first line.
+std::string compile_reason(const CompileError& error) {
+  std::istringstream log(error.log());
+  for (std::string line; std::getline(log, line);)
+    if (line.find("error") != std::string::npos) return line;
+  return first_line(error.what());
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+struct Compiled {
+  Variant variant;
+  std::shared_ptr<const Module> module;
+};
+
+// Why a compiled variant cannot run as generated ("" when it can); sets status.
+std::string launch_problem(const Variant& variant, const Module& module, std::string& status) {
+  for (const auto& [name, shape] : variant.launches) {
+    const auto kernel = module.kernel(name);
+    const KernelAttributes attributes = kernel->attributes();
+    const unsigned threads = shape.block.x * shape.block.y * shape.block.z;
+    if (attributes.local_bytes > 0) {
+      status = "spill";
+      return "kernel `" + name + "` uses " + std::to_string(attributes.local_bytes) +
+             " bytes of local memory per thread (register spills or a stack array; " +
+             std::to_string(attributes.registers) + " registers)";
+    }
+    if (attributes.max_threads_per_block > 0 && threads > static_cast<unsigned>(attributes.max_threads_per_block)) {
+      status = "launch";
+      return "kernel `" + name + "` can run at most " + std::to_string(attributes.max_threads_per_block) +
+             " threads per block (" + std::to_string(attributes.registers) +
+             " registers per thread); the variant asks for " + std::to_string(threads);
+    }
+    if (shape.shared_bytes > 0 && attributes.max_dynamic_shared_bytes > 0 &&
+        shape.shared_bytes > static_cast<unsigned>(attributes.max_dynamic_shared_bytes)) {
+      status = "launch";
+      return "kernel `" + name + "` asks for " + std::to_string(shape.shared_bytes) +
+             " bytes of dynamic shared memory; at most " + std::to_string(attributes.max_dynamic_shared_bytes) + " fit";
+    }
+    if (const auto occupancy = kernel->occupancy(static_cast<int>(threads), shape.shared_bytes);
+        occupancy && *occupancy <= 0) {
+      status = "launch";
+      return "kernel `" + name + "` cannot have one block of " + std::to_string(threads) + " threads resident";
+    }
+  }
+  return {};
+}
+
+void summarise(Timing& timing) {
+  const auto& t = timing.times_ms;
+  timing.median_ms = median(t);
+  timing.min_ms = *std::min_element(t.begin(), t.end());
+  timing.max_ms = *std::max_element(t.begin(), t.end());
+  timing.spread = interquartile_spread(t);
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
+}
+
+double interquartile_spread(std::vector<double> values) {
+  if (values.size() < 2) return 0;
+  std::sort(values.begin(), values.end());
+  auto quantile = [&](double q) {
+    const double position = q * static_cast<double>(values.size() - 1);
+    const auto low = static_cast<std::size_t>(position);
+    const std::size_t high = std::min(low + 1, values.size() - 1);
+    const double fraction = position - static_cast<double>(low);
+    return values[low] * (1 - fraction) + values[high] * fraction;
+  };
+  const double mid = median(values);
+  return mid > 0 ? (quantile(0.75) - quantile(0.25)) / mid : 0;
+}
+
+std::string template_hash(std::string_view generator_text) { return Sha256::hex(generator_text).substr(0, 16); }
+
+const Timing& TuningResult::best() const {
+  if (winner) return variants[*winner];
+  std::ostringstream message;
+  message << "tuning " << family << " (" << problem.describe() << "): every variant was dropped:";
+  for (const auto& v : variants) message << "\n  " << to_string(v.point) << ": " << v.status << ": " << v.reason;
+  throw Error(message.str());
+}
+
+TuningRecord TuningResult::record() const {
+  TuningRecord record;
+  record.device = device;
+  record.family = family;
+  record.template_hash = template_hash;
+  record.problem = problem;
+  if (winner) record.winner = variants[*winner].point;
+  record.timings = variants;
+  record.created = utc_now();
+  return record;
+}
+
+Tuner::Tuner(Backend& backend, TimingOptions options) : backend_(&backend), options_(options) {
+  RTCG_VERIFY(options_.min_runs >= 1 && options_.max_runs >= options_.min_runs && options_.warmup_runs >= 0,
+              "tuner timing options: need 1 <= min_runs <= max_runs and warmup_runs >= 0");
+}
+
+TuningResult Tuner::tune(const Job& job) const {
+  RTCG_VERIFY(job.generate, "tuning job `" << job.family << "` has no generator");
+  const std::vector<Point> points = job.space.points();
+  RTCG_VERIFY(!points.empty(), "tuning job `" << job.family << "`: the space has no points (" << job.space.describe() << ")");
+  std::string why_not;
+  RTCG_VERIFY(job.space.contains(job.default_point, &why_not),
+              "tuning job `" << job.family << "`: the default point " << to_string(job.default_point)
+                             << " is not in the space: " << why_not);
+
+  TuningResult result;
+  result.family = job.family;
+  result.problem = job.problem;
+  result.device = DeviceFingerprint::of(*backend_);
+  result.template_hash = job.template_hash;
+  result.bytes_per_run = job.bytes_per_run;
+  result.variants.resize(points.size());
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    result.variants[k].point = points[k];
+    result.variants[k].status = "ok";
+  }
+
+  // 1. Generate and compile every variant on all cores. NVRTC and the host compiler are
+  //    thread-safe, and Backend::compile shares one module per cache key.
+  const auto compile_start = Clock::now();
+  std::vector<std::optional<Compiled>> compiled(points.size());
+  {
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+      for (std::size_t k; (k = next.fetch_add(1)) < points.size();) {
+        Timing& timing = result.variants[k];
+        Variant variant;
+        try {
+          variant = job.generate(points[k]);
+        } catch (const std::exception& error) {
+          timing.status = "generate";
+          timing.reason = first_line(error.what());
+          continue;
+        }
+        try {
+          auto module = backend_->compile(variant.program);
+          compiled[k] = Compiled{std::move(variant), std::move(module)};
+        } catch (const CompileError& error) {
+          timing.status = "compile";
+          timing.reason = compile_reason(error);
+        } catch (const std::exception& error) {
+          timing.status = "compile";
+          timing.reason = first_line(error.what());
+        }
+      }
+    };
+    unsigned threads = options_.compile_threads ? options_.compile_threads : std::thread::hardware_concurrency();
+    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(points.size())));
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+  }
+  result.compile_seconds = seconds_since(compile_start);
+
+  // 2. One variant at a time: limits, a checked run, warm-up, timed runs.
+  const auto timing_start = Clock::now();
+  std::size_t flush_bytes = options_.flush_bytes;
+  if (flush_bytes == 0) {
+    const int l2 = backend_->device_info().l2_cache_bytes;
+    flush_bytes = l2 > 0 ? 2 * static_cast<std::size_t>(l2) : std::size_t{32} << 20;
+  }
+  PoolBlock flush(memory_pool(*backend_), flush_bytes);
+  unsigned char flush_value = 0;
+  auto flush_caches = [&] { backend_->memset_bytes(flush.get(), ++flush_value, flush_bytes); };
+
+  // The default point first, so the early-stop rule has a reference from the start.
+  std::vector<std::size_t> order(points.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t k) { return points[k] == job.default_point; });
+
+  double best_median = 0;
+  for (const std::size_t k : order) {
+    Timing& timing = result.variants[k];
+    if (!compiled[k]) continue;
+    const Variant& variant = compiled[k]->variant;
+    const Module& module = *compiled[k]->module;
+    try {
+      std::string status;
+      if (std::string problem = launch_problem(variant, module, status); !problem.empty()) {
+        timing.status = status;
+        timing.reason = problem;
+        continue;
+      }
+      if (job.reset) job.reset();
+      variant.run(module);
+      backend_->synchronize();
+      if (options_.check && job.check) {
+        if (std::string mismatch = job.check(); !mismatch.empty()) {
+          timing.status = "check";
+          timing.reason = mismatch;
+          continue;
+        }
+      }
+      for (int w = 1; w < options_.warmup_runs; ++w) variant.run(module);
+      backend_->synchronize();
+      for (int r = 0; r < options_.max_runs; ++r) {
+        flush_caches();
+        timing.times_ms.push_back(backend_->time_ms([&] { variant.run(module); }));
+        if (static_cast<int>(timing.times_ms.size()) < options_.min_runs) continue;
+        const double fastest = *std::min_element(timing.times_ms.begin(), timing.times_ms.end());
+        if (best_median > 0 && fastest > best_median * (1 + options_.clear_margin)) {
+          timing.stopped_early = true;
+          break;
+        }
+        if (interquartile_spread(timing.times_ms) <= options_.stable_spread) break;
+      }
+      summarise(timing);
+      if (best_median == 0 || timing.median_ms < best_median) best_median = timing.median_ms;
+    } catch (const std::exception& error) {
+      timing.status = "run";
+      timing.reason = first_line(error.what());
+      timing.times_ms.clear();
+      try {
+        backend_->synchronize();
+      } catch (const std::exception&) {
+        // A device error is sticky on CUDA; later variants report it themselves.
+      }
+    }
+  }
+  result.timing_seconds = seconds_since(timing_start);
+
+  for (std::size_t k = 0; k < result.variants.size(); ++k) {
+    const Timing& t = result.variants[k];
+    if (t.ok() && (!result.winner || t.median_ms < result.variants[*result.winner].median_ms)) result.winner = k;
+  }
+  const auto dropped =
+      std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return !t.ok(); });
+  log().info("tuned {} ({}) on {}: {} variants ({} dropped), compile {:.1f} s, timing {:.1f} s, winner {}", job.family,
+             job.problem.describe(), result.device.describe(), points.size(), dropped, result.compile_seconds,
+             result.timing_seconds, result.winner ? to_string(result.variants[*result.winner].point) : "none");
+  return result;
+}
+
+Decision tune_or_reuse(const Tuner& tuner, TuningDb& db, const Job& job, TuneMode mode) {
+  Decision decision;
+  if (mode == TuneMode::off) {
+    decision.point = job.default_point;
+    log().info("tuning: {} ({}): RTDG_TUNE=off, using the built-in default {}", job.family, job.problem.describe(),
+               to_string(job.default_point));
+    return decision;
+  }
+  if (mode == TuneMode::automatic) {
+    const auto device = DeviceFingerprint::of(tuner.backend());
+    if (auto stored = db.find_exact(device, job.family, job.template_hash, job.problem)) {
+      decision.point = stored->winner;
+      decision.step = LookupStep::exact;
+      decision.stored = std::move(stored);
+      return decision;
+    }
+  }
+  decision.tuned = tuner.tune(job);
+  decision.point = decision.tuned->best().point;
+  decision.step = LookupStep::exact;
+  db.store(decision.tuned->record());
+  return decision;
+}
+
+}  // namespace rtcg::tune

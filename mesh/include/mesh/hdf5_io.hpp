@@ -1,0 +1,48 @@
+// HDF5 mesh files: the validated mesh with its connectivity, so a solver run needs neither
+// Gmsh nor re-validation. The layout is documented in docs/mesh.md; it reads with h5py and
+// h5dump. K elements, Nv vertices, Nfaces = dim + 1 faces and Nfv = dim vertices per face:
+//
+//   /                     attributes format = "rtdg-mesh", version (int32), dim (int32),
+//                         element_type ("triangle" | "tetrahedron"), source, parameters
+//   /vertices             float64 [Nv][3]
+//   /EToV                 int32   [K][dim+1]
+//   /EToE, /EToF          int32   [K][Nfaces]
+//   /face_vertex_match    int8    [K][Nfaces][Nfv]
+//   /element_region       int32   [K]
+//   /region_names         string  [R]
+//   /boundary_faces       int32   [B][3]   (element, face, group)
+//   /boundary_names       string  [G]
+//   /periodic_faces       int32   [P][3]   (element, face, group)
+//   /periodic_shifts      float64 [P][3]
+//   /periodic_pairs       int32   [Q][2]   (group_a, group_b)
+//   /periodic_pair_shifts float64 [Q][3]
+#pragma once
+
+#include "mesh/mesh.hpp"
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace rtdg::mesh {
+
+// The layout version written; read_hdf5 reads this version and older ones.
+inline constexpr int kHdf5FormatVersion = 1;
+
+// Where a mesh came from, stored as attributes for people reading the file (h5dump).
+struct Provenance {
+  std::string source;                    // input file
+  std::map<std::string, double> parameters;  // .geo parameters set
+};
+
+// Writes the mesh (validated first) atomically: a temporary file in the same folder, renamed
+// over `file` when complete. Throws MeshError naming the file.
+void write_hdf5(const Mesh& mesh, const std::filesystem::path& file, const Provenance& provenance = {});
+
+// Reads a mesh written by write_hdf5 and checks its structure (sizes, index ranges,
+// connectivity symmetry); the geometry was validated when it was written. Throws MeshError
+// naming the file and dataset: not an HDF5 file, not an rtdg mesh, a newer version, a
+// missing or misshapen dataset.
+Mesh read_hdf5(const std::filesystem::path& file);
+
+}  // namespace rtdg::mesh

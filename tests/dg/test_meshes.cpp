@@ -1,0 +1,94 @@
+#include "test_meshes.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace rtdg::dg::test {
+
+mesh::RawMesh box_mesh(int dim, int n, std::array<double, 3> origin, std::array<double, 3> size) {
+  mesh::RawMesh raw;
+  raw.source = "box_mesh";
+  raw.dim = dim;
+  raw.type = dim == 2 ? mesh::ElementType::triangle : mesh::ElementType::tetrahedron;
+  const int nz = dim == 3 ? n : 0;
+  // Vertex (i, j, l) of the (n+1)^dim grid.
+  auto id = [n](int i, int j, int l) { return i + (n + 1) * (j + (n + 1) * l); };
+  std::vector<std::array<int, 3>> grid;  // integer grid position of each vertex
+  for (int l = 0; l <= nz; ++l)
+    for (int j = 0; j <= n; ++j)
+      for (int i = 0; i <= n; ++i) {
+        raw.vertices.push_back({origin[0] + size[0] * i / n, origin[1] + size[1] * j / n,
+                                dim == 3 ? origin[2] + size[2] * l / n : 0.0});
+        grid.push_back({i, j, l});
+      }
+  for (int l = 0; l < std::max(nz, 1); ++l)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        if (dim == 2) {
+          const int a = id(i, j, 0), b = id(i + 1, j, 0), c = id(i + 1, j + 1, 0), d = id(i, j + 1, 0);
+          if ((i + j) % 2 == 0) {
+            raw.elements.push_back({a, b, c, -1});
+            raw.elements.push_back({a, d, c, -1});  // clockwise: build_mesh reorients it
+          } else {
+            raw.elements.push_back({b, c, d, -1});
+            raw.elements.push_back({b, a, d, -1});
+          }
+          continue;
+        }
+        std::array<int, 3> axes = {0, 1, 2};
+        do {
+          std::array<int, 3> p = {i, j, l};
+          std::array<int, 4> tet{};
+          tet[0] = id(p[0], p[1], p[2]);
+          for (int step = 0; step < 3; ++step) {
+            p[static_cast<std::size_t>(axes[static_cast<std::size_t>(step)])] += 1;
+            tet[static_cast<std::size_t>(step + 1)] = id(p[0], p[1], p[2]);
+          }
+          raw.elements.push_back(tet);
+        } while (std::next_permutation(axes.begin(), axes.end()));
+      }
+  raw.element_region.assign(raw.elements.size(), 0);
+  raw.region_names = {"domain"};
+  raw.boundary_names = {"xmin", "xmax", "ymin", "ymax"};
+  if (dim == 3) {
+    raw.boundary_names.push_back("zmin");
+    raw.boundary_names.push_back("zmax");
+  }
+
+  // A face is on the boundary when its vertices share grid coordinate 0 or n on one axis.
+  const int nfv = dim;
+  const std::vector<std::array<int, 3>> local =
+      dim == 2 ? std::vector<std::array<int, 3>>{{0, 1, -1}, {1, 2, -1}, {2, 0, -1}}
+               : std::vector<std::array<int, 3>>{{0, 1, 2}, {0, 1, 3}, {1, 2, 3}, {0, 2, 3}};
+  for (const auto& element : raw.elements) {
+    for (const auto& face : local) {
+      mesh::TaggedFace tagged;
+      for (int v = 0; v < nfv; ++v)
+        tagged.vertices[static_cast<std::size_t>(v)] = element[static_cast<std::size_t>(face[static_cast<std::size_t>(v)])];
+      for (int axis = 0; axis < dim; ++axis) {
+        for (int side : {0, n}) {
+          bool on = true;
+          for (int v = 0; v < nfv; ++v)
+            on = on && grid[static_cast<std::size_t>(tagged.vertices[static_cast<std::size_t>(v)])][static_cast<std::size_t>(axis)] == side;
+          if (on) {
+            tagged.group = 2 * axis + (side == 0 ? 0 : 1);
+            raw.tagged_faces.push_back(tagged);
+          }
+        }
+      }
+    }
+  }
+  return raw;
+}
+
+int group_index(const mesh::RawMesh& raw, const char* name) {
+  const auto it = std::find(raw.boundary_names.begin(), raw.boundary_names.end(), std::string(name));
+  return static_cast<int>(it - raw.boundary_names.begin());
+}
+
+mesh::RawMesh periodic_in_x(mesh::RawMesh raw, double length) {
+  raw.periodic.push_back({group_index(raw, "xmin"), group_index(raw, "xmax"), std::array<double, 3>{length, 0, 0}});
+  return raw;
+}
+
+}  // namespace rtdg::dg::test

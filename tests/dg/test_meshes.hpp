@@ -1,0 +1,25 @@
+// Small meshes made by hand for the discretization tests (no Gmsh): element soups handed to
+// rtdg::mesh::build_mesh, which orients them and builds the connectivity.
+#pragma once
+
+#include <mesh/build.hpp>
+#include <mesh/mesh.hpp>
+
+#include <array>
+
+namespace rtdg::dg::test {
+
+// The box [origin, origin + size] split into n^dim squares/cubes: 2 triangles per square
+// (alternating diagonals, alternating vertex orientation) or 6 tetrahedra per cube (Kuhn's
+// subdivision along the main diagonal, conforming). Boundary groups "xmin", "xmax", "ymin",
+// "ymax" (, "zmin", "zmax"), in that order; one region "domain".
+mesh::RawMesh box_mesh(int dim, int n, std::array<double, 3> origin = {0, 0, 0},
+                       std::array<double, 3> size = {1, 1, 1});
+
+// Index of a boundary group by name in the raw mesh.
+int group_index(const mesh::RawMesh& raw, const char* name);
+
+// The box with the "xmin" and "xmax" groups identified by the translation (size[0], 0, 0).
+mesh::RawMesh periodic_in_x(mesh::RawMesh raw, double length);
+
+}  // namespace rtdg::dg::test

@@ -1,0 +1,48 @@
+// `rtdg law check`'s report: what it lists, the code it shows, and the errors it passes on.
+#include "helpers.hpp"
+
+namespace fluxes::test {
+namespace {
+
+TEST(Report, ListsTheLawAndItsCode) {
+  const std::string report = check_law_report(law_path("maxwell3d.toml"));
+  for (const char* expected : {
+           "law maxwell3d (3D) from ",
+           "fields (6 state components):",
+           "  E         vector  electric field",
+           "state components: [0] E.x [1] E.y [2] E.z [3] H.x [4] H.y [5] H.z",
+           "  alpha     = 1       constant (baked into the code), in [0, 1]; 1: upwind flux, 0: central flux",
+           "  E_inc     vector  inc[0...]",
+           "numerical flux (difference form n.(F - F*)):",
+           "  pec: perfect electric conductor: n x E = 0 (mirror E, keep H)\n    E.ext = -E.int\n    H.ext = H.int\n",
+           "max wave speed: 1/sqrt(eps*mu)",
+           "// flux difference n.(F - F*) on interior faces\n// out[i]: component i; 54 temporaries\n{\n"
+           "  const double t0 = qM[3] - qP[3];\n",
+           "// flux difference n.(F - F*) on boundary 'absorbing'",
+           "// exact solution",
+       }) {
+    EXPECT_NE(report.find(expected), std::string::npos) << "missing: " << expected << "\n" << report;
+  }
+}
+
+TEST(Report, FloatAndOverrides) {
+  ReportOptions options;
+  options.scalar = ScalarType::float32;
+  options.overrides = {{"ax", 2.0, {}}};
+  const std::string report = check_law_report(law_path("advection.toml"), options);
+  EXPECT_NE(report.find("  ax        = 2       run time: param[0]"), std::string::npos) << report;
+  EXPECT_NE(report.find("const float t0"), std::string::npos);
+  EXPECT_EQ(report.find("double"), std::string::npos);
+}
+
+TEST(Report, InvalidLawsThrowWithLocations) {
+  EXPECT_THROW(check_law_report(source_dir() + "/data/laws/no-such-law.toml"), Error);
+  try {
+    check_law_report(source_dir() + "/data/laws/no-such-law.toml");
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), source_dir() + "/data/laws/no-such-law.toml: error: cannot open the law file");
+  }
+}
+
+}  // namespace
+}  // namespace fluxes::test
