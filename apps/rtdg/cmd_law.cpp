@@ -51,11 +51,17 @@ void setup_law(CLI::App& rtdg) {
   check->callback([options]() {
     fluxes::ReportOptions report;
     report.scalar = options->single ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
-    for (std::size_t i = 0; i < options->overrides.size(); ++i) {
-      report.overrides.push_back(parse_override(options->overrides[i], i));
+    try {
+      for (std::size_t i = 0; i < options->overrides.size(); ++i) {
+        report.overrides.push_back(parse_override(options->overrides[i], i));
+      }
+      std::cout << fluxes::check_law_report(options->file, report);
+    } catch (const fluxes::Error& e) {
+      // One "file:line:column: error: message" line per problem, as compilers print them,
+      // so editors can jump to each; then a non-zero exit with nothing more said.
+      for (const auto& d : e.diagnostics()) std::cerr << fluxes::to_string(d) << "\n";
+      throw CLI::RuntimeError(1);
     }
-    // fluxes::Error's message lists every problem with its location; main() prints it.
-    std::cout << fluxes::check_law_report(options->file, report);
   });
 }
 

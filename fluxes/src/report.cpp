@@ -82,7 +82,10 @@ std::string law_report(const Law& law, const ReportOptions& options) {
     out << "\nincident fields (supplied by the run config):\n";
     for (std::size_t i = 0; i < law.incident.size(); ++i) {
       const IncidentDecl& d = law.incident[i];
-      out << "  " << pad(d.name, 10) << pad(shape_name(d.shape), 8) << "inc[" << law.env.incident()[i].offset << "...]";
+      const std::size_t first = law.env.incident()[i].offset;
+      const std::size_t count = law.env.components(d.shape);
+      out << "  " << pad(d.name, 10) << pad(shape_name(d.shape), 8) << "inc[" << first
+          << (count > 1 ? ".." + std::to_string(first + count - 1) : std::string()) << "]";
       if (!d.description.empty()) out << " " << d.description;
       out << "\n";
     }

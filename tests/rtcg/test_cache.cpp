@@ -1032,6 +1032,41 @@ TEST_F(DiskCacheTest, ClearRemovesEntriesExplainRecordsAndStats) {
   EXPECT_EQ(cache.load(make_key("kernel 0")), "bin");
 }
 
+TEST_F(DiskCacheTest, ClearRemovesStaleTemporaryFilesButNotOnesInFlight) {
+  DiskCache cache(config());
+  const auto key = make_key("kernel");
+  cache.store(key, "payload");
+  const auto entry = cache.entry_path(key.digest());
+  const auto stale = fs::path(entry.string() + ".tmp.999999.0");    // a writer that died
+  const auto in_flight = fs::path(entry.string() + ".tmp.999999.1");  // a writer still busy
+  write_file(stale, "partial");
+  write_file(in_flight, "partial");
+  set_mtime(stale, std::chrono::hours(2));
+  cache.clear();
+  EXPECT_FALSE(fs::exists(entry));
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(in_flight));
+  EXPECT_EQ(cache.stats().bytes, 0u) << "temporary files are not entries";
+}
+
+TEST_F(DiskCacheTest, MalformedStatsFileWarnsOnceAndCountsAfresh) {
+  {
+    DiskCache cache(config());
+    cache.get_or_compute(make_key("kernel"), "kernel", [] { return std::string("payload"); });
+  }
+  write_file(dir_ / "stats.json", "{\"hits\": \"many\"");
+  LogCapture log;
+  {
+    DiskCache cache(config());
+    EXPECT_EQ(cache.stats().misses, 0u);
+    cache.get_or_compute(make_key("other"), "kernel", [] { return std::string("payload"); });
+    EXPECT_EQ(cache.stats().misses, 1u);
+  }
+  ASSERT_EQ(log.warnings().size(), 1u) << log.all_warnings();
+  EXPECT_NE(log.warnings()[0].find("stats.json is malformed"), std::string::npos);
+  EXPECT_EQ(DiskCache(config()).stats().misses, 1u) << "the file was rewritten whole";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Environment
 

@@ -17,6 +17,8 @@
 namespace rtcg {
 
 std::vector<std::string> array_tuning_jobs();
+// The space a job searches on a backend kind (without making arrays: for listings and tests).
+tune::SearchSpace array_tuning_space(const std::string& name, BackendKind backend);
 // Throws rtcg::Error listing the jobs for an unknown name, or for a type the family lacks.
 tune::Job make_array_tuning_job(const std::string& name, Backend& backend, ScalarType type, std::size_t n);
 

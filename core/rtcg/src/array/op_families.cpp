@@ -6,17 +6,28 @@
 namespace rtcg::detail {
 namespace {
 
-// The lowest value of a type, as a literal both compilers accept: the neutral element of max.
-std::string lowest_literal(ScalarType type) {
+// The lowest value of a type: max's neutral element. Infinity has no literal that both
+// compilers accept (NVRTC lacks __builtin_huge_val), so floats get a helper per backend.
+struct Lowest {
+  std::string expression;
+  std::string preamble;
+};
+Lowest lowest(ScalarType type, const std::string& kernel_name) {
+  const std::string helper = kernel_name + "_lowest";
   switch (type) {
-    case ScalarType::f32: return "-__builtin_huge_valf()";
-    case ScalarType::f64: return "-__builtin_huge_val()";
-    case ScalarType::i32: return "(-2147483647 - 1)";
-    case ScalarType::i64: return "(-9223372036854775807LL - 1)";
-    case ScalarType::u32: return "0u";
-    case ScalarType::u64: return "0ull";
+    case ScalarType::f32:
+      return {helper + "()", "RTCG_DEVICE float " + helper + "() {\n#if RTCG_CUDA\n  return __int_as_float(0xff800000);\n"
+                             "#else\n  return -__builtin_huge_valf();\n#endif\n}"};
+    case ScalarType::f64:
+      return {helper + "()", "RTCG_DEVICE double " + helper +
+                                 "() {\n#if RTCG_CUDA\n  return __longlong_as_double(0xfff0000000000000ULL);\n"
+                                 "#else\n  return -__builtin_huge_val();\n#endif\n}"};
+    case ScalarType::i32: return {"(-2147483647 - 1)", ""};
+    case ScalarType::i64: return {"(-9223372036854775807LL - 1)", ""};
+    case ScalarType::u32: return {"0u", ""};
+    case ScalarType::u64: return {"0ull", ""};
   }
-  return "0";
+  return {"0", ""};
 }
 
 std::string const_pointer(ScalarType type, const char* name) { return std::string("const ") + c_type(type) + "* " + name; }
@@ -68,7 +79,9 @@ ReductionSpec reduction_spec(const OpFamily& family, ScalarType type) {
     spec.finalize = "sqrt(a)";
   } else if (family.name == "max") {
     spec.map_expr = "x[i]";
-    spec.neutral = lowest_literal(type);
+    const Lowest neutral = lowest(type, spec.name);
+    spec.neutral = neutral.expression;
+    spec.preamble = neutral.preamble;
     // NaN wins: `a != a` is true only for NaN, so a NaN on either side is kept.
     spec.reduce_expr = "(a > b || a != a) ? a : b";
   } else {

@@ -137,7 +137,12 @@ tune::Job reduction_job(const OpFamily& family, Backend& backend, std::size_t n,
     if (family.name == "norm2") value += xi * xi, magnitude += xi * xi;
     if (family.name == "max" && xi > value) value = xi;
   }
-  if (family.name == "norm2") value = std::sqrt(value), magnitude = std::sqrt(magnitude);
+  // The square root in T, as the device takes it: IEEE sqrt is correctly rounded, so an exact
+  // sum of squares gives the same bits.
+  if (family.name == "norm2") {
+    value = static_cast<long double>(std::sqrt(static_cast<T>(value)));
+    magnitude = std::sqrt(magnitude);
+  }
   data->reference = value;
   // Rounding of float sums in another order; integers and the f64 pattern are exact.
   data->tolerance = std::is_same_v<T, float> ? 1e-5L * magnitude : 0;
@@ -198,17 +203,28 @@ std::vector<std::string> array_tuning_jobs() {
   return names;
 }
 
-tune::Job make_array_tuning_job(const std::string& name, Backend& backend, ScalarType type, std::size_t n) {
-  const bool wide = name.size() > 5 && name.substr(name.size() - 5) == "-wide";
+namespace {
+// "axpy-wide" -> the axpy family, wide.
+const OpFamily& job_family(const std::string& name, bool& wide) {
+  wide = name.size() > 5 && name.substr(name.size() - 5) == "-wide";
   const std::string family_name = wide ? name.substr(0, name.size() - 5) : name;
-  const OpFamily* family = nullptr;
   for (const auto& f : detail::op_families())
-    if (f.name == family_name) family = &f;
-  if (!family) {
-    std::string names;
-    for (const auto& job : array_tuning_jobs()) names += (names.empty() ? "" : ", ") + job;
-    throw Error("unknown tuning job `" + name + "`; jobs: " + names);
-  }
+    if (f.name == family_name) return f;
+  std::string names;
+  for (const auto& job : array_tuning_jobs()) names += (names.empty() ? "" : ", ") + job;
+  throw Error("unknown tuning job `" + name + "`; jobs: " + names);
+}
+}  // namespace
+
+tune::SearchSpace array_tuning_space(const std::string& name, BackendKind backend) {
+  bool wide = false;
+  const OpFamily& family = job_family(name, wide);
+  return detail::search_space(family, backend, wide);
+}
+
+tune::Job make_array_tuning_job(const std::string& name, Backend& backend, ScalarType type, std::size_t n) {
+  bool wide = false;
+  const OpFamily* family = &job_family(name, wide);
   RTCG_VERIFY(!family->floating_only || is_floating(type),
               "tuning job `" << name << "` needs a floating-point type, not " << short_name(type));
   switch (type) {

@@ -1,0 +1,97 @@
+// `rtdg tune <job>`: runs a named tuning job, prints every variant's time and the winner, and
+// stores the result in the tuning database (docs/tuning.md).
+#include "rtdg/command.hpp"
+
+#include <rtcg/array_tuning.hpp>
+#include <rtcg/backend.hpp>
+#include <rtcg/error.hpp>
+#include <rtcg/tuner.hpp>
+#include <rtcg/tuning_db.hpp>
+
+#include <cstdint>
+#include <iostream>
+#include <memory>
+#include <string>
+
+namespace rtdg::app {
+namespace {
+
+struct TuneOptions {
+  std::string job;
+  std::string backend = "auto";
+  std::string type = "f64";
+  std::size_t size = 0;  // elements; 0: 1 GiB of the type on cuda, 4 Mi elements on host
+  bool list = false;
+};
+
+rtcg::ScalarType parse_type(const std::string& name) {
+  for (auto type : {rtcg::ScalarType::f32, rtcg::ScalarType::f64, rtcg::ScalarType::i32, rtcg::ScalarType::i64})
+    if (name == rtcg::short_name(type)) return type;
+  throw rtcg::Error("unknown element type `" + name + "`; valid types: f32, f64, i32, i64");
+}
+
+// A stored record as a result, so it prints as the same table.
+rtcg::tune::TuningResult result_of(const rtcg::tune::TuningRecord& record) {
+  rtcg::tune::TuningResult result;
+  result.family = record.family;
+  result.problem = record.problem;
+  result.device = record.device;
+  result.template_hash = record.template_hash;
+  result.variants = record.timings;
+  for (std::size_t k = 0; k < result.variants.size(); ++k)
+    if (result.variants[k].point == record.winner) result.winner = k;
+  return result;
+}
+
+void list_jobs(const std::string& backend_name) {
+  const auto kind = rtcg::parse_backend_kind(backend_name);
+  std::cout << "tuning jobs (" << (kind == rtcg::BackendKind::cuda ? "cuda" : "host") << " search spaces):\n";
+  for (const auto& name : rtcg::array_tuning_jobs()) {
+    const auto space = rtcg::array_tuning_space(name, kind);
+    std::cout << "  " << name << ": " << space.points().size() << " variants; " << space.describe() << "\n";
+  }
+}
+
+void run_tune(const TuneOptions& options) {
+  if (options.list) return list_jobs(options.backend);
+  if (options.job.empty()) throw rtcg::Error("name a tuning job (rtdg tune --list shows them)");
+  const auto mode = rtcg::tune::tune_mode();
+  if (mode == rtcg::tune::TuneMode::off)
+    throw rtcg::Error("RTDG_TUNE=off disables tuning; unset it (auto) or set RTDG_TUNE=force to measure again");
+  auto& backend = rtcg::backend(options.backend);
+  const auto type = parse_type(options.type);
+  std::size_t n = options.size;
+  if (n == 0) n = backend.kind() == rtcg::BackendKind::cuda ? (std::size_t{1} << 30) / rtcg::size_of(type) : std::size_t{1} << 22;
+
+  const auto job = rtcg::make_array_tuning_job(options.job, backend, type, n);
+  auto& db = rtcg::tune::global_tuning_db();
+  const rtcg::tune::Tuner tuner(backend);
+  const auto decision = rtcg::tune::tune_or_reuse(tuner, db, job, mode);
+  if (decision.tuned) {
+    std::cout << rtcg::tune::format_table(*decision.tuned);
+    std::cout << "stored in " << db.path().string() << "\n";
+  } else {
+    auto stored = result_of(*decision.stored);
+    stored.bytes_per_run = job.bytes_per_run;
+    std::cout << rtcg::tune::format_table(stored);
+    std::cout << "(stored " << decision.stored->created << " in " << db.path().string()
+              << "; RTDG_TUNE=force measures again)\n";
+  }
+}
+
+void setup_tune(CLI::App& rtdg) {
+  auto options = std::make_shared<TuneOptions>();
+  auto* tune = rtdg.add_subcommand("tune", "Run a tuning job: time every variant, print the table, store the winner");
+  tune->add_option("job", options->job, "Job: axpy, scale, sum, dot, max, norm2, or <job>-wide (see --list)");
+  tune->add_option("--size", options->size, "Elements per array (default: 1 GiB on cuda, 4194304 on host)");
+  tune->add_option("--type", options->type, "Element type: f32, f64, i32, i64")->capture_default_str();
+  tune->add_option("--backend", options->backend, "cuda, host or auto")->capture_default_str();
+  tune->add_flag("--list", options->list, "List the jobs and their search spaces");
+  tune->callback([options] { run_tune(*options); });
+}
+
+}  // namespace
+
+RTDG_COMMAND(setup_tune);
+
+}  // namespace rtdg::app
