@@ -3,6 +3,7 @@
 
 #include "dg/error.hpp"
 #include "discretization_steps.hpp"
+#include "index.hpp"
 
 #include <algorithm>
 #include <array>
@@ -37,7 +38,7 @@ void compute_node_coordinates(const mesh::Mesh& mesh, Discretization& d) {
   for (auto& c : corners) c.resize(d.dim + 1, d.K);
   for (int k = 0; k < d.K; ++k) {
     for (int v = 0; v <= d.dim; ++v) {
-      const auto& p = mesh.vertices[static_cast<std::size_t>(mesh.EToV[static_cast<std::size_t>(k)][static_cast<std::size_t>(v)])];
+      const auto& p = mesh.vertices[ix(mesh.EToV[ix(k)][ix(v)])];
       for (std::size_t c = 0; c < 3; ++c) corners[c](v, k) = p[c];
     }
   }
@@ -57,7 +58,7 @@ Discretization discretize(const mesh::Mesh& mesh, int N) {
                 " elements; expected triangles in 2D or tetrahedra in 3D");
   }
   if (mesh.num_elements() == 0) throw Error("dg: cannot discretize a mesh without elements");
-  const std::size_t K = static_cast<std::size_t>(mesh.num_elements());
+  const std::size_t K = detail::ix(mesh.num_elements());
   if (mesh.EToE.size() != K || mesh.EToF.size() != K) {
     throw Error("dg: the mesh has no face connectivity (EToE/EToF sizes " + std::to_string(mesh.EToE.size()) +
                 ", " + std::to_string(mesh.EToF.size()) + " for K = " + std::to_string(K) +

@@ -37,18 +37,17 @@ double face_equation(Shape shape, int face, double r, double s, double t) {
 Eigen::MatrixXi make_fmask(const Element& e) {
   Eigen::MatrixXi Fmask(e.Nfp, e.Nfaces);
   for (int f = 0; f < e.Nfaces; ++f) {
-    int count = 0;
+    std::vector<int> on_face;
     for (Eigen::Index i = 0; i < e.Np; ++i) {
       const double s = e.dim >= 2 ? e.s(i) : 0.0, t = e.dim >= 3 ? e.t(i) : 0.0;
-      if (std::abs(face_equation(e.shape, f, e.r(i), s, t)) >= node_tolerance) continue;
-      if (count == e.Nfp) break;
-      Fmask(count++, f) = static_cast<int>(i);
+      if (std::abs(face_equation(e.shape, f, e.r(i), s, t)) < node_tolerance) on_face.push_back(static_cast<int>(i));
     }
-    if (count != e.Nfp) {
+    if (on_face.size() != static_cast<std::size_t>(e.Nfp)) {
       throw Error("dg: internal error: face " + std::to_string(f) + " of the " +
-                  std::string(shape_name(e.shape)) + " of order " + std::to_string(e.N) +
-                  " does not hold exactly Nfp = " + std::to_string(e.Nfp) + " nodes");
+                  std::string(shape_name(e.shape)) + " of order " + std::to_string(e.N) + " holds " +
+                  std::to_string(on_face.size()) + " nodes, not Nfp = " + std::to_string(e.Nfp));
     }
+    for (int j = 0; j < e.Nfp; ++j) Fmask(j, f) = on_face[static_cast<std::size_t>(j)];
   }
   return Fmask;
 }

@@ -7,6 +7,7 @@
 // next face pair like it, and every pair is still checked against the coordinates.
 #include "dg/error.hpp"
 #include "discretization_steps.hpp"
+#include "index.hpp"
 
 #include <algorithm>
 #include <array>
@@ -30,15 +31,13 @@ double distance(const Point& a, const Point& b) {
 
 // Longest edge of face f of element k.
 double face_size(const mesh::Mesh& mesh, int k, int f) {
-  const auto& local = mesh::face_vertices(mesh.type)[static_cast<std::size_t>(f)];
+  const auto corners = mesh::element_corners(mesh, k);
+  const auto& local = mesh::face_vertices(mesh.type)[ix(f)];
   const int nfv = mesh.num_face_vertices();
   double longest = 0.0;
   for (int a = 0; a < nfv; ++a) {
     for (int b = a + 1; b < nfv; ++b) {
-      const auto& ev = mesh.EToV[static_cast<std::size_t>(k)];
-      const auto& pa = mesh.vertices[static_cast<std::size_t>(ev[static_cast<std::size_t>(local[static_cast<std::size_t>(a)])])];
-      const auto& pb = mesh.vertices[static_cast<std::size_t>(ev[static_cast<std::size_t>(local[static_cast<std::size_t>(b)])])];
-      longest = std::max(longest, distance(pa, pb));
+      longest = std::max(longest, distance(corners[ix(local[ix(a)])], corners[ix(local[ix(b)])]));
     }
   }
   return longest;
@@ -46,9 +45,9 @@ double face_size(const mesh::Mesh& mesh, int k, int f) {
 
 // Periodic shift of each face slot k * 4 + f (x_neighbour = x_this + shift); zero elsewhere.
 std::vector<Point> periodic_shifts(const mesh::Mesh& mesh) {
-  std::vector<Point> shifts(static_cast<std::size_t>(mesh.num_elements()) * 4, Point{0.0, 0.0, 0.0});
+  std::vector<Point> shifts(ix(mesh.num_elements()) * 4, Point{0.0, 0.0, 0.0});
   for (const mesh::PeriodicFace& p : mesh.periodic_faces) {
-    shifts[static_cast<std::size_t>(p.element) * 4 + static_cast<std::size_t>(p.face)] = p.shift;
+    shifts[ix(p.element) * 4 + ix(p.face)] = p.shift;
   }
   return shifts;
 }
@@ -58,8 +57,8 @@ using PairingKey = std::tuple<int, int, mesh::FaceVertexMatch::value_type>;
 
 PairingKey pairing_key(const mesh::Mesh& mesh, int k, int f, int f2) {
   mesh::FaceVertexMatch::value_type match{-1, -1, -1};
-  if (mesh.face_vertex_match.size() == static_cast<std::size_t>(mesh.num_elements())) {
-    match = mesh.face_vertex_match[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)];
+  if (mesh.face_vertex_match.size() == ix(mesh.num_elements())) {
+    match = mesh.face_vertex_match[ix(k)][ix(f)];
   }
   return {f, f2, match};
 }
@@ -101,13 +100,13 @@ void build_face_maps(const mesh::Mesh& mesh, Discretization& d) {
   const std::vector<Point> shifts = periodic_shifts(mesh);
   // pairings[key][j] = the neighbour face node paired with face node j, last time.
   std::map<PairingKey, std::vector<Eigen::Index>> pairings;
-  std::vector<Eigen::Index> pairing(static_cast<std::size_t>(e.Nfp));
-  std::vector<Point> mine(static_cast<std::size_t>(e.Nfp)), theirs(static_cast<std::size_t>(e.Nfp));
+  std::vector<Eigen::Index> pairing(ix(e.Nfp));
+  std::vector<Point> mine(ix(e.Nfp)), theirs(ix(e.Nfp));
 
   for (int k = 0; k < d.K; ++k) {
     for (int f = 0; f < e.Nfaces; ++f) {
-      const FacePair p{k, f, mesh.EToE[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)],
-                       mesh.EToF[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)]};
+      const FacePair p{k, f, mesh.EToE[ix(k)][ix(f)],
+                       mesh.EToF[ix(k)][ix(f)]};
       if (p.k2 < 0 || p.k2 >= d.K || p.f2 < 0 || p.f2 >= e.Nfaces) {
         throw Error("dg: face " + std::to_string(f) + " of element " + std::to_string(k) +
                     " has an invalid neighbour (EToE = " + std::to_string(p.k2) + ", EToF = " +
@@ -120,11 +119,11 @@ void build_face_maps(const mesh::Mesh& mesh, Discretization& d) {
         }
         continue;
       }
-      const Point& shift = shifts[static_cast<std::size_t>(k) * 4 + static_cast<std::size_t>(f)];
+      const Point& shift = shifts[ix(k) * 4 + ix(f)];
       for (Eigen::Index j = 0; j < e.Nfp; ++j) {
         const Point own = node(d, e.Fmask(j, f), k);
-        mine[static_cast<std::size_t>(j)] = {own[0] + shift[0], own[1] + shift[1], own[2] + shift[2]};
-        theirs[static_cast<std::size_t>(j)] = node(d, e.Fmask(j, p.f2), p.k2);
+        mine[ix(j)] = {own[0] + shift[0], own[1] + shift[1], own[2] + shift[2]};
+        theirs[ix(j)] = node(d, e.Fmask(j, p.f2), p.k2);
       }
       const double tolerance = face_match_tolerance * face_size(mesh, k, f);
 
@@ -132,8 +131,8 @@ void build_face_maps(const mesh::Mesh& mesh, Discretization& d) {
       auto cached = pairings.find(key);
       bool matched = cached != pairings.end();
       for (Eigen::Index j = 0; matched && j < e.Nfp; ++j) {
-        const auto sj = static_cast<std::size_t>(j);
-        matched = distance(mine[sj], theirs[static_cast<std::size_t>(cached->second[sj])]) <= tolerance;
+        const auto sj = ix(j);
+        matched = distance(mine[sj], theirs[ix(cached->second[sj])]) <= tolerance;
       }
       if (matched) {
         pairing = cached->second;
@@ -143,18 +142,18 @@ void build_face_maps(const mesh::Mesh& mesh, Discretization& d) {
         for (Eigen::Index j = 0; j < e.Nfp; ++j) {
           double nearest = INFINITY;
           for (Eigen::Index j2 = 0; j2 < e.Nfp; ++j2) {
-            const double dist = distance(mine[static_cast<std::size_t>(j)], theirs[static_cast<std::size_t>(j2)]);
+            const double dist = distance(mine[ix(j)], theirs[ix(j2)]);
             if (dist < nearest) {
               nearest = dist;
-              pairing[static_cast<std::size_t>(j)] = j2;
+              pairing[ix(j)] = j2;
             }
           }
-          if (nearest > tolerance) fail_match(d, p, j, mine[static_cast<std::size_t>(j)], nearest, tolerance, shift);
+          if (nearest > tolerance) fail_match(d, p, j, mine[ix(j)], nearest, tolerance, shift);
         }
         pairings[key] = pairing;
       }
       for (Eigen::Index j = 0; j < e.Nfp; ++j) {
-        const Eigen::Index j2 = pairing[static_cast<std::size_t>(j)];
+        const Eigen::Index j2 = pairing[ix(j)];
         d.vmapP(f * e.Nfp + j, k) = d.vmapM(p.f2 * e.Nfp + j2, p.k2);
         d.mapP(f * e.Nfp + j, k) = static_cast<int>(static_cast<Eigen::Index>(p.k2) * rows + p.f2 * e.Nfp + j2);
       }
@@ -166,13 +165,13 @@ void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d) {
   const Element& e = d.element;
   const int rows = e.Nfaces * e.Nfp;
   auto is_boundary = [&mesh](int k, int f) {
-    return mesh.EToE[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)] == k &&
-           mesh.EToF[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)] == f;
+    return mesh.EToE[ix(k)][ix(f)] == k &&
+           mesh.EToF[ix(k)][ix(f)] == f;
   };
 
   // The faces of each group, sorted by (element, face) so that mapB comes out ascending.
   std::vector<std::vector<std::pair<int, int>>> group_faces(mesh.boundary_names.size());
-  std::vector<char> in_group(static_cast<std::size_t>(d.K) * 4, 0);
+  std::vector<char> in_group(ix(d.K) * 4, 0);
   for (const mesh::BoundaryFace& b : mesh.boundary_faces) {
     const std::string where = "dg: boundary face " + std::to_string(b.face) + " of element " + std::to_string(b.element);
     if (b.group < 0 || b.group >= static_cast<int>(group_faces.size())) {
@@ -180,11 +179,11 @@ void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d) {
                   std::to_string(group_faces.size()) + " boundary groups");
     }
     if (b.element < 0 || b.element >= d.K || b.face < 0 || b.face >= e.Nfaces || !is_boundary(b.element, b.face)) {
-      throw Error(where + " (group '" + mesh.boundary_names[static_cast<std::size_t>(b.group)] +
+      throw Error(where + " (group '" + mesh.boundary_names[ix(b.group)] +
                   "') is not a boundary face of the mesh (out of range, or connected to a neighbour)");
     }
-    group_faces[static_cast<std::size_t>(b.group)].emplace_back(b.element, b.face);
-    in_group[static_cast<std::size_t>(b.element) * 4 + static_cast<std::size_t>(b.face)] = 1;
+    group_faces[ix(b.group)].emplace_back(b.element, b.face);
+    in_group[ix(b.element) * 4 + ix(b.face)] = 1;
   }
 
   d.boundaries.clear();
@@ -209,7 +208,7 @@ void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d) {
   for (int k = 0; k < d.K; ++k) {
     for (int f = 0; f < e.Nfaces; ++f) {
       if (!is_boundary(k, f)) continue;
-      if (!in_group[static_cast<std::size_t>(k) * 4 + static_cast<std::size_t>(f)]) {
+      if (!in_group[ix(k) * 4 + ix(f)]) {
         throw Error("dg: face " + std::to_string(f) + " of element " + std::to_string(k) +
                     " is on the boundary but in no named boundary group; tag every boundary face with a "
                     "physical group");

@@ -2,6 +2,7 @@
 // Normals2D/3D), written once for both dimensions where the book has two copies.
 #include "dg/error.hpp"
 #include "discretization_steps.hpp"
+#include "index.hpp"
 
 #include <array>
 #include <cmath>
@@ -16,8 +17,8 @@ std::array<double, 3> reference_normal(Shape shape, int f) {
   static constexpr std::array<std::array<double, 3>, 3> triangle = {{{0, -1, 0}, {1, 1, 0}, {-1, 0, 0}}};
   static constexpr std::array<std::array<double, 3>, 4> tetrahedron = {
       {{0, 0, -1}, {0, -1, 0}, {1, 1, 1}, {-1, 0, 0}}};
-  return shape == Shape::triangle ? triangle[static_cast<std::size_t>(f)]
-                                  : tetrahedron[static_cast<std::size_t>(f)];
+  return shape == Shape::triangle ? triangle[ix(f)]
+                                  : tetrahedron[ix(f)];
 }
 
 [[noreturn]] void fail_jacobian(const mesh::Mesh& mesh, int k, double J) {
@@ -25,7 +26,7 @@ std::array<double, 3> reference_normal(Shape shape, int f) {
   message << "dg: element " << k << " has volume Jacobian J = " << J << " <= 0 (vertices";
   const auto corners = mesh::element_corners(mesh, k);
   for (int v = 0; v <= mesh.dim; ++v) {
-    const auto& c = corners[static_cast<std::size_t>(v)];
+    const auto& c = corners[ix(v)];
     message << " (" << c[0] << ", " << c[1];
     if (mesh.dim == 3) message << ", " << c[2];
     message << ")";
@@ -49,22 +50,22 @@ void compute_geometric_factors(const mesh::Mesh& mesh, Discretization& d) {
                                                            {&d.sx, &d.sy, &d.sz},
                                                            {&d.tx, &d.ty, &d.tz}}};
   for (Eigen::Index c = 0; c < dim; ++c)
-    for (Eigen::Index x = 0; x < dim; ++x) grad[static_cast<std::size_t>(c)][static_cast<std::size_t>(x)]->resize(Np, d.K);
+    for (Eigen::Index x = 0; x < dim; ++x) grad[ix(c)][ix(x)]->resize(Np, d.K);
 
   for (int k = 0; k < d.K; ++k) {
     const auto corners = mesh::element_corners(mesh, k);
     Eigen::Matrix3d A = Eigen::Matrix3d::Identity();  // A(x, c) = d x / d r_c
     for (Eigen::Index c = 0; c < dim; ++c)
       for (Eigen::Index x = 0; x < dim; ++x)
-        A(x, c) = 0.5 * (corners[static_cast<std::size_t>(c + 1)][static_cast<std::size_t>(x)] -
-                         corners[0][static_cast<std::size_t>(x)]);
+        A(x, c) = 0.5 * (corners[ix(c + 1)][ix(x)] -
+                         corners[0][ix(x)]);
     const double J = A.topLeftCorner(dim, dim).determinant();
     d.J.col(k).setConstant(J);
     if (!(J > 0.0)) fail_jacobian(mesh, k, J);
     const Eigen::Matrix3d G = A.inverse();  // G(c, x) = d r_c / d x
     for (Eigen::Index c = 0; c < dim; ++c)
       for (Eigen::Index x = 0; x < dim; ++x)
-        grad[static_cast<std::size_t>(c)][static_cast<std::size_t>(x)]->col(k).setConstant(G(c, x));
+        grad[ix(c)][ix(x)]->col(k).setConstant(G(c, x));
   }
 }
 
@@ -93,9 +94,9 @@ void compute_normals(Discretization& d) {
         // n = sum_c n_ref[c] grad(r_c): the physical gradient of the face's defining
         // function. Its length times J is the face measure per reference face measure.
         std::array<double, 3> n = {0.0, 0.0, 0.0};
-        for (std::size_t c = 0; c < static_cast<std::size_t>(d.dim); ++c) {
+        for (std::size_t c = 0; c < ix(d.dim); ++c) {
           if (n_ref[c] == 0.0) continue;
-          for (std::size_t xd = 0; xd < static_cast<std::size_t>(d.dim); ++xd) n[xd] += n_ref[c] * (*grad[c][xd])(i, k);
+          for (std::size_t xd = 0; xd < ix(d.dim); ++xd) n[xd] += n_ref[c] * (*grad[c][xd])(i, k);
         }
         const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         d.nx(row, k) = n[0] / length;

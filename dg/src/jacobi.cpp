@@ -6,7 +6,6 @@
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
-#include <limits>
 #include <string>
 
 namespace rtdg::dg {
@@ -55,8 +54,7 @@ Quadrature1D jacobi_gq(double alpha, double beta, int n) {
                      std::tgamma(alpha + beta + 1.0);
   if (n == 0) {
     q.x = Eigen::VectorXd::Constant(1, -(alpha - beta) / (alpha + beta + 2.0));
-    // The book returns w = 2, right only for alpha = beta = 0; the weight is the integral of
-    // the weight function, mu0.
+    // One point carries the whole integral of the weight function (2 for Legendre).
     q.w = Eigen::VectorXd::Constant(1, mu0);
     return q;
   }
@@ -66,9 +64,12 @@ Quadrature1D jacobi_gq(double alpha, double beta, int n) {
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(size, size);
   for (Eigen::Index i = 0; i < size; ++i) {
     const double h1 = 2.0 * static_cast<double>(i) + alpha + beta;
-    // The recurrence's b_i (as in jacobi_p). The book's JacobiGQ carries an extra factor 1/2
-    // here, harmless where it is used (alpha = beta, where b_i = 0) but wrong otherwise.
-    J(i, i) = -(alpha * alpha - beta * beta) / (h1 + 2.0) / h1;
+    // The recurrence's b_i (as in jacobi_p). The book's JacobiGQ writes half of it and then
+    // adds J' to J; here both triangles are filled directly.
+    // For i = 0 it simplifies to (beta - alpha) / (alpha + beta + 2), which also holds where
+    // the general form is 0/0 (alpha + beta = 0).
+    J(i, i) = i == 0 ? (beta - alpha) / (alpha + beta + 2.0)
+                     : -(alpha * alpha - beta * beta) / (h1 + 2.0) / h1;
     if (i + 1 < size) {
       const double k = static_cast<double>(i + 1);
       J(i, i + 1) = 2.0 / (h1 + 2.0) *
@@ -77,8 +78,6 @@ Quadrature1D jacobi_gq(double alpha, double beta, int n) {
       J(i + 1, i) = J(i, i + 1);
     }
   }
-  // 0/0 in the first diagonal entry when alpha + beta = 0; its limit is 0.
-  if (alpha + beta < 10.0 * std::numeric_limits<double>::epsilon()) J(0, 0) = 0.0;
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(J);
   q.x = eigen.eigenvalues();
   q.w = eigen.eigenvectors().row(0).transpose().array().square() * mu0;

@@ -10,25 +10,25 @@
 namespace rtdg::dg {
 namespace {
 
-nlohmann::json rows(const Eigen::MatrixXd& A) {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json rows(const Eigen::MatrixXd& A) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (Eigen::Index i = 0; i < A.rows(); ++i) {
-    nlohmann::json row = nlohmann::json::array();
+    nlohmann::ordered_json row = nlohmann::ordered_json::array();
     for (Eigen::Index j = 0; j < A.cols(); ++j) row.push_back(A(i, j));
     out.push_back(std::move(row));
   }
   return out;
 }
 
-nlohmann::json values(const Eigen::VectorXd& v) {
-  return nlohmann::json(std::vector<double>(v.data(), v.data() + v.size()));
+nlohmann::ordered_json values(const Eigen::VectorXd& v) {
+  return nlohmann::ordered_json(std::vector<double>(v.data(), v.data() + v.size()));
 }
 
 // Fmask as one array per face (the transpose of the Nfp x Nfaces matrix).
-nlohmann::json faces(const Eigen::MatrixXi& Fmask) {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json faces(const Eigen::MatrixXi& Fmask) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (Eigen::Index f = 0; f < Fmask.cols(); ++f) {
-    nlohmann::json face = nlohmann::json::array();
+    nlohmann::ordered_json face = nlohmann::ordered_json::array();
     for (Eigen::Index j = 0; j < Fmask.rows(); ++j) face.push_back(Fmask(j, f));
     out.push_back(std::move(face));
   }
@@ -36,7 +36,7 @@ nlohmann::json faces(const Eigen::MatrixXi& Fmask) {
 }
 
 std::string json_report(const Element& e) {
-  nlohmann::json j;
+  nlohmann::ordered_json j;
   j["shape"] = std::string(shape_name(e.shape));
   j["dim"] = e.dim;
   j["N"] = e.N;
@@ -54,7 +54,8 @@ std::string json_report(const Element& e) {
   if (e.dim >= 3) j["Dt"] = rows(e.Dt);
   j["Fmask"] = faces(e.Fmask);
   j["LIFT"] = rows(e.LIFT);
-  return j.dump(2) + "\n";
+  // One line: the matrices are for tools (jq, Python); the text format is for reading.
+  return j.dump() + "\n";
 }
 
 void print_matrix(std::ostream& out, const std::string& name, const std::string& shape,

@@ -45,11 +45,13 @@ void exercise(const std::string& text, fluxes::Where where) {
   context.parameters = {0.5, std::nullopt};  // alpha baked, k read at run time
   fluxes::Dag dag;
   const std::vector<fluxes::NodeId> outputs = fluxes::lower(*expr, dag, context, source);
+  (void)fluxes::evaluate(dag, outputs, [](const fluxes::InputRef& r) { return 0.25 + 0.125 * r.index; });
+  // A bare comparison checks fine but is a condition, which no law places as an output.
+  if (expr->shape == fluxes::Shape::boolean) return;
   fluxes::EmitOptions options;
   (void)fluxes::emit_c(dag, outputs, naming(), options);
   options.scalar = fluxes::ScalarType::float32;
   (void)fluxes::emit_c(dag, outputs, naming(), options);
-  (void)fluxes::evaluate(dag, outputs, [](const fluxes::InputRef& r) { return 0.25 + 0.125 * r.index; });
 }
 
 }  // namespace

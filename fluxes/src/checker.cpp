@@ -225,7 +225,7 @@ private:
     const bool a_ok = value_operand(a, "an operand of '" + op + "'");
     const bool b_ok = value_operand(b, "an operand of '" + op + "'");
     if (e.binary == BinaryOp::divide && is_literal_zero(b)) {
-      error(b, "division by zero: the divisor is the literal " + print_zero(b));
+      error(b, "division by zero: the divisor is the literal " + print_zero(b) + "; expected a non-zero divisor");
       return;
     }
     if (!a_ok || !b_ok) return;

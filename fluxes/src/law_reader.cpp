@@ -5,6 +5,7 @@
 #include "fluxes/checker.hpp"
 #include "fluxes/parser.hpp"
 #include "fluxes/printer.hpp"
+#include "toml_prescan.hpp"
 #include "toml_strings.hpp"
 
 #include <toml++/toml.h>
@@ -13,7 +14,6 @@
 #include <array>
 #include <cmath>
 #include <fstream>
-#include <initializer_list>
 #include <sstream>
 #include <utility>
 
@@ -48,6 +48,9 @@ public:
   LawReader(std::string_view text, std::string file) : text_(text), file_(std::move(file)) {}
 
   Law read() {
+    if (const auto hazard = detail::find_toml_hazard(text_)) {
+      throw Error(Location{file_, hazard->where.line, hazard->where.column}, "invalid TOML: " + hazard->message);
+    }
     toml::table root;
     try {
       root = toml::parse(text_, std::string_view(file_));
@@ -326,10 +329,12 @@ private:
 
   // A table with one expression per field, each shaped as its field. `all` requires every
   // field; `extra` names other keys the caller handles.
+  template <class Extra = std::array<std::string_view, 0>>
   std::vector<std::optional<Expression>> per_field(const Law& law, const toml::table& table, const std::string& name,
                                                    Where where, const std::string& what, bool all,
-                                                   std::initializer_list<std::string_view> extra = {}) {
+                                                   const Extra& extra = {}) {
     std::vector<std::optional<Expression>> result(law.fields.size());
+    std::vector<bool> given(law.fields.size(), false);  // present, even if its expression had errors
     for (const auto& [key, node] : ordered(table)) {
       if (std::find(extra.begin(), extra.end(), key->str()) != extra.end()) continue;
       const Symbol s = law.env.lookup(key->str());
@@ -340,16 +345,12 @@ private:
         continue;
       }
       const FieldDecl& f = law.fields[s.index];
+      given[s.index] = true;
       result[s.index] = expression(law, *node, where, f.shape, what + " of field '" + f.name + "'");
-      if (!result[s.index]) missing_ok_.push_back(s.index);
     }
-    if (all) {
-      for (std::size_t i = 0; i < law.fields.size(); ++i) {
-        if (result[i] || std::find(missing_ok_.begin(), missing_ok_.end(), i) != missing_ok_.end()) continue;
-        error(at(table), name + " does not give " + what + " of field '" + law.fields[i].name + "'");
-      }
+    for (std::size_t i = 0; all && i < law.fields.size(); ++i) {
+      if (!given[i]) error(at(table), name + " does not give " + what + " of field '" + law.fields[i].name + "'");
     }
-    missing_ok_.clear();
     return result;
   }
 
@@ -415,7 +416,8 @@ private:
         }
       }
       const std::string what = law.flux_form == FluxForm::difference ? "the flux difference n.(F - F*)" : "the numerical flux n.F*";
-      law.numerical_flux = unwrap(per_field(law, *table, "[numerical_flux]", Where::face, what, true, {"form"}));
+      law.numerical_flux = unwrap(per_field(law, *table, "[numerical_flux]", Where::face, what, true,
+                                            std::array<std::string_view, 1>{"form"}));
     } else if (root.get("numerical_flux") == nullptr) {
       error(Location{file_, 1, 1}, "missing [numerical_flux]: n.(F - F*) (form = \"difference\") or n.F* "
                                    "(form = \"full\") for each field");
@@ -439,7 +441,7 @@ private:
           if (auto s = string_at(*d, "'description'")) bc.description = *s;
         }
         bc.exterior = unwrap(per_field(law, *table, "[boundary." + bc.name + "]", Where::boundary,
-                                       "the exterior state", true, {"description"}));
+                                       "the exterior state", true, std::array<std::string_view, 1>{"description"}));
         law.boundaries.push_back(std::move(bc));
       }
     }
@@ -466,7 +468,6 @@ private:
   std::string_view text_;
   std::string file_;
   Diagnostics diagnostics_;
-  std::vector<std::size_t> missing_ok_;  // fields whose expression had errors (already reported)
 };
 
 }  // namespace

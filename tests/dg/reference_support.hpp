@@ -14,7 +14,15 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <ostream>
 #include <vector>
+
+namespace rtdg::dg {
+
+// Names shapes in GoogleTest output (found by argument-dependent lookup).
+inline void PrintTo(Shape shape, std::ostream* os) { *os << shape_name(shape); }
+
+}  // namespace rtdg::dg
 
 namespace rtdg::dg::test {
 

@@ -35,6 +35,8 @@ struct Case {
   std::array<double, 3> origin, size;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
 class Meshes : public ::testing::TestWithParam<Case> {
 protected:
   void SetUp() override {

@@ -74,8 +74,10 @@ TEST(CheckerErrors, TraceInVolumeExpression) {
 }
 
 TEST(CheckerErrors, DivisionByLiteralZero) {
-  EXPECT_EQ(errors3("u/0", Where::volume), "expr:1:3: error: division by zero: the divisor is the literal 0");
-  EXPECT_EQ(errors3("e/(-0.0)", Where::volume), "expr:1:4: error: division by zero: the divisor is the literal -0");
+  EXPECT_EQ(errors3("u/0", Where::volume),
+            "expr:1:3: error: division by zero: the divisor is the literal 0; expected a non-zero divisor");
+  EXPECT_EQ(errors3("e/(-0.0)", Where::volume),
+            "expr:1:4: error: division by zero: the divisor is the literal -0; expected a non-zero divisor");
 }
 
 TEST(CheckerErrors, FieldsAndTracesWhereTheyDoNotBelong) {

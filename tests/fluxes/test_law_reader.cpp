@@ -88,6 +88,34 @@ TEST(LawReaderErrors, TomlSyntax) {
             "law.toml:9:13: error: invalid TOML: Error while parsing table header: expected ']', saw '\\n'");
 }
 
+// Non-ASCII text outside strings and comments is invalid TOML, and toml++ 3.3 has undefined
+// behaviour on some of it, so it is reported before toml++ reads the file.
+TEST(LawReaderErrors, NonAsciiOutsideStringsAndComments) {
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1.0 \xC3\xA9")),
+            "law.toml:7:10: error: invalid TOML: non-ASCII character outside a string or comment (TOML allows them only "
+            "there)");
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "\xC2\xA1x = 1.0")),
+            "law.toml:7:1: error: invalid TOML: non-ASCII character outside a string or comment (TOML allows them only "
+            "there)");
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1.0\nd = \"\"\"a\\\xC3\xA9\"\"\"")),
+            "law.toml:8:9: error: invalid TOML: invalid escape: '\\' followed by a non-ASCII character");
+  // In comments, strings and quoted keys it is fine.
+  const std::string fine = replace(base, "name = \"adv\"",
+                                   "name = \"adv\" # \xCE\xB5 \xE3\x80\x81\ndescription = '''\xCE\xB5 \"\"\" \xEF\xAC\xB0'''");
+  EXPECT_EQ(law_error(fine), "(no error)");
+  EXPECT_EQ(parse_law(fine, "law.toml").description, "\xCE\xB5 \"\"\" \xEF\xAC\xB0");
+}
+
+TEST(LawReader, WindowsLineEndings) {
+  std::string crlf;
+  for (char c : replace(base, "u = \"vec(ax, ay)*u\"", "u = \"vec(ax, ay)*u + foo\"")) {
+    if (c == '\n') crlf += '\r';
+    crlf += c;
+  }
+  EXPECT_EQ(law_error(crlf),
+            "law.toml:10:22: error: unknown name 'foo'; expected a field (u), a parameter (ax, ay), x, y, pos, t or pi");
+}
+
 TEST(LawReaderErrors, UnknownAndMissingKeys) {
   EXPECT_EQ(law_error(replace(base, "dimension = 2", "dimension = 2\nspeed = 3")),
             "law.toml:3:1: error: unknown key 'speed' in the law file; expected name, description, dimension, fields, "
@@ -111,7 +139,7 @@ TEST(LawReaderErrors, ExpressionErrorsPointInsideTheString) {
             "law.toml:10:21: error: a trace (u.int) is only defined on faces; in a volume expression write the field as u");
   // Escapes before the error: \u0076 is 'v' (6 characters for 1), \t is a tab (2 for 1).
   EXPECT_EQ(law_error(replace(base, "u = \"vec(ax, ay)*u\"", "u = \"\\u0076ec(ax, ay)*u\\t+ 1/0\"")),
-            "law.toml:10:30: error: division by zero: the divisor is the literal 0");
+            "law.toml:10:30: error: division by zero: the divisor is the literal 0; expected a non-zero divisor");
   // Multi-line basic string: the error is on the line after the key.
   EXPECT_EQ(law_error(replace(base, "u = \"vec(ax, ay)*u\"", "u = \"\"\"\n  vec(ax, ay)*u\n    + cross(u, u)\"\"\"")),
             "law.toml:12:7: error: cross() is the 3D cross product, but this law is 2D: expected 3-component vectors; "

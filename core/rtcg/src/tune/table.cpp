@@ -40,8 +40,11 @@ std::string format_table(const TuningResult& result) {
   }
   const auto dropped =
       std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return !t.ok(); });
-  std::snprintf(line, sizeof line, "%zu variants, %ld dropped; compiled in %.1f s, timed in %.1f s\n",
-                result.variants.size(), static_cast<long>(dropped), result.compile_seconds, result.timing_seconds);
+  if (result.compile_seconds > 0 || result.timing_seconds > 0)
+    std::snprintf(line, sizeof line, "%zu variants, %ld dropped; compiled in %.1f s, timed in %.1f s\n",
+                  result.variants.size(), static_cast<long>(dropped), result.compile_seconds, result.timing_seconds);
+  else  // a stored record: the database keeps timings, not how long tuning took
+    std::snprintf(line, sizeof line, "%zu variants, %ld dropped\n", result.variants.size(), static_cast<long>(dropped));
   out << line;
   if (result.winner) {
     const Timing& best = result.variants[*result.winner];
