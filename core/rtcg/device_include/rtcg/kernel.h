@@ -8,6 +8,10 @@
 //   RTCG_RESTRICT                        __restrict__
 //   RTCG_CUDA / RTCG_HOST                which backend this is compiled for
 //
+// The C math functions (sqrt, sin, sqrtf, ...) are available on both backends: NVRTC has them
+// built in, and the host variant includes <math.h> here, outside the extern "C" block that
+// wraps a program's source.
+//
 // On host a launch calls the kernel function once, on the launching thread; the launch shape
 // is available through rtcg_grid_dim() and rtcg_block_dim(). Kernels that need blocks
 // to cooperate (shared memory, barriers) are written per backend under #if RTCG_CUDA by
@@ -25,6 +29,7 @@
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;    \
        i < static_cast<long long>(n); i += static_cast<long long>(gridDim.x) * blockDim.x)
 #else
+#include <math.h>
 #define RTCG_CUDA 0
 #define RTCG_HOST 1
 #define RTCG_KERNEL(name) void name

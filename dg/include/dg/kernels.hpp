@@ -1,0 +1,72 @@
+// The DG kernel generator: one source, for both backends, holding the three kernels of a
+// time step with the order, node counts, field count and operator sizes written in as
+// constants (Hesthaven & Warburton's strong form on straight-sided simplices):
+//
+//   rtdg_volume   rhs = S(u, x, t) - sum_a D_a G_a,  G_a = sum_d (dr_a/dx_d) F_d(u)
+//                 (the metric is constant per element, so it moves inside the derivative)
+//   rtdg_surface  rhs += LIFT (Fscale n.(F - F*)): gathers the interior trace u(vmapM) and the
+//                 exterior trace u(vmapP), or the boundary condition's exterior state on a
+//                 boundary face (with the incident field where the condition reads one)
+//   rtdg_lserk    res = a res + dt rhs; u += b res          (LSERK4 stage)
+//   rtdg_ssp      out = alpha u0 + beta (u + dt rhs)         (SSP-RK3 stage)
+//
+// Kernel arguments (T = float or double; K elements; Nfn = Nfaces * Nfp; n = components*K*Np):
+//   rtdg_volume (const T* q, T* rhs, const T* drdx [K][dim][dim], const T* xyz [dim][K][Np],
+//                const T* D [dim][Np][Np], const T* prm [parameters], T t, int K)
+//   rtdg_surface(const T* q, T* rhs, const T* fgeo [K][Nfaces][dim+1] (normal, Fscale),
+//                const int* vmapP [K][Nfn] (flat k*Np+i), const int* bcode [K][Nfaces]
+//                (0 interior, b+1 boundary condition b), const T* xyz, const T* LIFT [Np][Nfn],
+//                const T* prm, T t, int K)
+//   rtdg_lserk  (T* q, T* res, const T* rhs, T a, T b, T dt, int n)
+//   rtdg_ssp    (T* out, const T* u0, const T* u, const T* rhs, T alpha, T beta, T dt, int n)
+//
+// On CUDA the volume and surface kernels run one thread per node (per face node in the
+// surface kernel's gather) and several elements per block, staging an element's fluxes in
+// shared memory; on host they are OpenMP loops over elements with the same statements.
+#pragma once
+
+#include "dg/element.hpp"
+#include "dg/plan.hpp"
+
+#include <fluxes/emit_c.hpp>
+#include <fluxes/law.hpp>
+#include <fluxes/law_lowering.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rtdg::dg {
+
+struct KernelSpec {
+  const fluxes::Law* law = nullptr;
+  std::vector<double> parameters;  // every law parameter's value (fluxes::resolve_parameters)
+  const Element* element = nullptr;
+  // The boundary conditions in use: face code b + 1 selects conditions[b].
+  std::vector<const fluxes::BoundaryCondition*> conditions;
+  // Values of the law's incident components (dg/incident.hpp); needed when a condition in use
+  // reads an incident field.
+  std::optional<fluxes::Lowered> incident;
+  fluxes::ScalarType scalar = fluxes::ScalarType::float64;
+  Plan plan;
+};
+
+struct GeneratedKernels {
+  std::string name;    // a label for the cache and logs, e.g. "dg_maxwell3d_tet_N4_f64"
+  std::string source;  // the whole program (kernel dialect of <rtcg/kernel.h>)
+  int volume_elements_per_block = 1;
+  int surface_elements_per_block = 1;
+  int volume_threads = 0;   // threads per element in x: Np
+  int surface_threads = 0;  // max(Np, Nfaces*Nfp)
+  std::size_t volume_shared_bytes = 0;   // static shared memory per block (CUDA)
+  std::size_t surface_shared_bytes = 0;
+};
+
+// Throws dg::Error when the spec is incomplete (no law or element, a condition reading an
+// incident field with no incident given) or when the plan does not fit (shared memory).
+GeneratedKernels generate_kernels(const KernelSpec& spec);
+
+// Shared memory the CUDA kernels may use statically per block.
+inline constexpr std::size_t max_static_shared_bytes = 48 * 1024;
+
+}  // namespace rtdg::dg

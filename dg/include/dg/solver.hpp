@@ -1,0 +1,109 @@
+// The DG solver: a law on a discretized mesh, its generated kernels compiled for one backend,
+// the state in that backend's memory, and explicit Runge-Kutta steps.
+//
+//   du/dt = L(u, t) = S(u, x, t) - div F(u) + LIFT (Fscale n.(F - F*))      (strong form)
+//
+// Host-side values (set_state, state, rhs, initial and exact solutions) are always double and
+// laid out [component][K][Np], flat (c * K + k) * Np + i, whatever the precision and layout
+// the kernels use on the device.
+#pragma once
+
+#include "dg/discretization.hpp"
+#include "dg/incident.hpp"
+#include "dg/integrator.hpp"
+#include "dg/kernels.hpp"
+#include "dg/plan.hpp"
+
+#include <fluxes/emit_c.hpp>
+#include <fluxes/law.hpp>
+#include <rtcg/backend.hpp>
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rtdg::dg {
+
+// A mesh boundary (physical name) and the law's condition applied there. `where` says where
+// the assignment was made (e.g. "sphere.toml:24:1"), for messages.
+struct BoundaryAssignment {
+  std::string mesh_name;
+  std::string condition;
+  std::string where;
+};
+
+struct SolverSetup {
+  const fluxes::Law* law = nullptr;
+  std::vector<double> parameters;  // every parameter's value (fluxes::resolve_parameters)
+  // Every boundary of the mesh needs exactly one condition.
+  std::vector<BoundaryAssignment> boundaries;
+  std::optional<PlaneWave> incident;  // for conditions that read incident fields
+  fluxes::ScalarType scalar = fluxes::ScalarType::float64;
+  Integrator integrator = Integrator::lserk4;
+  Plan plan;
+};
+
+class Solver {
+public:
+  // Generates and compiles the kernels and uploads the discretization. Throws dg::Error for a
+  // boundary without a condition (listing the conditions the law has), a condition that names
+  // no mesh boundary (listing the mesh's boundaries), an unknown condition, or a law whose
+  // dimension differs from the mesh's; compile errors come as rtcg errors.
+  Solver(rtcg::Backend& backend, const Discretization& discretization, const SolverSetup& setup);
+  ~Solver();
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
+
+  const Discretization& discretization() const;
+  const fluxes::Law& law() const;
+  rtcg::Backend& backend() const;
+  const GeneratedKernels& kernels() const;
+  const SolverSetup& setup() const;
+  int components() const;
+  std::vector<std::string> component_names() const;  // "E.x", ...
+  std::size_t size() const;                         // components * K * Np
+
+  // The state, [component][K][Np] (see above).
+  void set_state(std::span<const double> values);
+  std::vector<double> state() const;
+
+  // The law's initial condition ([initial], else [exact] at t = 0) and exact solution at the
+  // nodes, [component][K][Np]. Throw fluxes::Error when the law gives none.
+  std::vector<double> initial_values() const;
+  std::vector<double> exact_values(double t) const;
+
+  // The largest wave speed over the current state's nodes (the law's max_wave_speed).
+  double max_wave_speed() const;
+  // The time step for a Courant number cfl: dt = cfl * 2 / ((N + 1)^2 * c_max * max Fscale)
+  // (Hesthaven & Warburton's 3D choice; cfl = 1 is their step). Throws dg::Error when the wave
+  // speed is zero or not finite (give a fixed dt instead).
+  double stable_dt(double cfl) const;
+
+  // One step of the integrator from time t to t + dt.
+  void step(double t, double dt);
+  // L(u, t) for the current state, [component][K][Np] (for tests).
+  std::vector<double> rhs(double t);
+
+  // False when any value of the state is NaN or infinite (a reduction on the device).
+  bool state_is_finite() const;
+  // The first node whose value is not finite: component, element, node; nullopt if none.
+  struct BadValue {
+    int component = 0;
+    int element = 0;
+    int node = 0;
+    double value = 0;
+  };
+  std::optional<BadValue> find_bad_value() const;
+
+  // sqrt(sum over components of integral u_c^2) for host values [component][K][Np]: the L2
+  // norm with the element mass matrices.
+  double l2_norm(std::span<const double> values) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rtdg::dg

@@ -1,0 +1,470 @@
+// The DG solver (dg/solver.hpp): uploads the discretization in the kernels' layout, launches
+// the generated kernels, and runs the Runge-Kutta stages.
+#include "dg/solver.hpp"
+
+#include "dg/error.hpp"
+
+#include <fluxes/evaluate.hpp>
+#include <fluxes/law_lowering.hpp>
+#include <rtcg/array.hpp>
+#include <rtcg/array_ops.hpp>
+#include <rtcg/log.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace rtdg::dg {
+namespace {
+
+// Flat index (a * B + b) * C + c and sizes a * b * c, computed in 64 bits.
+constexpr std::size_t flat(long long a, long long B, long long b, long long C, long long c) {
+  return static_cast<std::size_t>((a * B + b) * C + c);
+}
+constexpr std::size_t count(long long a, long long b, long long c = 1) { return static_cast<std::size_t>(a * b * c); }
+
+std::string join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "(none)" : text;
+}
+
+// Evaluates a lowered piece at every node, [output][K][Np]; inputs: coordinates, time,
+// parameters and (when given) the state [component][K][Np].
+std::vector<double> evaluate_at_nodes(const fluxes::Lowered& piece, const Discretization& disc,
+                                      const std::vector<double>& parameters, double time,
+                                      const std::vector<double>* state, int components) {
+  const int K = disc.K, Np = disc.element.Np;
+  const std::size_t outputs = piece.outputs.size();
+  std::vector<double> values(outputs * count(K, Np));
+  const Eigen::MatrixXd* coordinates[3] = {&disc.x, &disc.y, &disc.z};
+  for (int k = 0; k < K; ++k)
+    for (int i = 0; i < Np; ++i) {
+      const std::vector<double> result = fluxes::evaluate(piece.dag, piece.outputs, [&](const fluxes::InputRef& ref) -> double {
+        switch (ref.kind) {
+          case fluxes::InputKind::coordinate: return (*coordinates[ref.index])(i, k);
+          case fluxes::InputKind::time: return time;
+          case fluxes::InputKind::parameter: return parameters.at(ref.index);
+          case fluxes::InputKind::state:
+            if (state && static_cast<int>(ref.index) < components)
+              return (*state)[flat(ref.index, K, k, Np, i)];
+            break;
+          default: break;
+        }
+        throw Error(std::string("internal: a ") + fluxes::to_string(ref.kind) + " input where none is available");
+      });
+      for (std::size_t o = 0; o < outputs; ++o) values[flat(static_cast<long long>(o), K, k, Np, i)] = result[o];
+    }
+  return values;
+}
+
+// The base class the precision-specific implementation derives from.
+struct Engine {
+  virtual ~Engine() = default;
+  virtual void upload_state(const std::vector<double>& host_layout) = 0;  // in the kernel layout
+  virtual std::vector<double> download_state() const = 0;                 // in the kernel layout
+  virtual void step(double t, double dt) = 0;
+  virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
+  virtual bool finite() const = 0;
+};
+
+struct Geometry {
+  std::vector<double> drdx, xyz, D, LIFT, fgeo, prm;
+  std::vector<std::int32_t> vmapP, bcode;
+};
+
+template <class T>
+struct EngineT final : Engine {
+  rtcg::Backend& backend;
+  const GeneratedKernels& generated;
+  Integrator integrator;
+  Plan plan;
+  int K, dim, components;
+  std::size_t n;
+  std::shared_ptr<const rtcg::Module> module;
+  std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp;
+  rtcg::Array<T> q, rhs_, res, u1, u2;
+  rtcg::Array<T> drdx, xyz, D, LIFT, fgeo, prm;
+  rtcg::Array<std::int32_t> vmapP, bcode;
+
+  static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
+
+  EngineT(rtcg::Backend& b, const GeneratedKernels& kernels, const Geometry& geometry, Integrator integ,
+          const Plan& p, int K_, int dim_, int components_, std::size_t n_)
+      : backend(b), generated(kernels), integrator(integ), plan(p), K(K_), dim(dim_), components(components_), n(n_),
+        q(b, n_), rhs_(b, n_), res(b, n_), u1(b, integ == Integrator::ssprk3 ? n_ : 1),
+        u2(b, integ == Integrator::ssprk3 ? n_ : 1),
+        drdx(rtcg::Array<T>::from_host(b, convert(geometry.drdx))), xyz(rtcg::Array<T>::from_host(b, convert(geometry.xyz))),
+        D(rtcg::Array<T>::from_host(b, convert(geometry.D))), LIFT(rtcg::Array<T>::from_host(b, convert(geometry.LIFT))),
+        fgeo(rtcg::Array<T>::from_host(b, convert(geometry.fgeo))), prm(rtcg::Array<T>::from_host(b, convert(geometry.prm))),
+        vmapP(rtcg::Array<std::int32_t>::from_host(b, geometry.vmapP)),
+        bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)) {
+    rtcg::Program program;
+    program.name = kernels.name;
+    program.source = kernels.source;
+    module = backend.compile(program);
+    volume = module->kernel("rtdg_volume");
+    surface = module->kernel("rtdg_surface");
+    lserk = module->kernel("rtdg_lserk");
+    ssp = module->kernel("rtdg_ssp");
+    q.fill(T(0));
+    res.fill(T(0));
+    rhs_.fill(T(0));
+  }
+
+  rtcg::LaunchShape element_shape(int threads, int per_block) const {
+    rtcg::LaunchShape shape;
+    shape.block = {static_cast<unsigned>(threads), static_cast<unsigned>(per_block), 1};
+    shape.grid = {static_cast<unsigned>((K + per_block - 1) / per_block), 1, 1};
+    return shape;
+  }
+
+  rtcg::LaunchShape update_shape() const {
+    rtcg::LaunchShape shape;
+    const std::size_t block = static_cast<std::size_t>(std::max(32, plan.update_block_size));
+    const std::size_t sms = static_cast<std::size_t>(std::max(1, backend.device_info().multiprocessors));
+    shape.block = {static_cast<unsigned>(block), 1, 1};
+    shape.grid = {static_cast<unsigned>(std::clamp<std::size_t>((n + block - 1) / block, 1, sms * 32)), 1, 1};
+    return shape;
+  }
+
+  void evaluate_rhs(const rtcg::Array<T>& state, double t) {
+    const int Kargs = K;
+    (*volume)(element_shape(generated.volume_threads, generated.volume_elements_per_block), state.data(), rhs_.data(),
+              drdx.data(), xyz.data(), D.data(), prm.data(), static_cast<T>(t), Kargs);
+    (*surface)(element_shape(generated.surface_threads, generated.surface_elements_per_block), state.data(), rhs_.data(),
+               fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t), Kargs);
+  }
+
+  void upload_state(const std::vector<double>& values) override { q.copy_from_host(convert(values)); }
+
+  std::vector<double> download_state() const override {
+    const std::vector<T> values = q.to_host();
+    return std::vector<double>(values.begin(), values.end());
+  }
+
+  void step(double t, double dt) override {
+    const int count = static_cast<int>(n);
+    const T h = static_cast<T>(dt);
+    if (integrator == Integrator::lserk4) {
+      for (int s = 0; s < 5; ++s) {
+        evaluate_rhs(q, t + Lserk4::c[static_cast<std::size_t>(s)] * dt);
+        (*lserk)(update_shape(), q.data(), res.data(), rhs_.data(), static_cast<T>(Lserk4::a[static_cast<std::size_t>(s)]), static_cast<T>(Lserk4::b[static_cast<std::size_t>(s)]),
+                 h, count);
+      }
+      return;
+    }
+    // Shu-Osher SSP-RK3: u1 = u + dt L(u, t); u2 = 3/4 u + 1/4 (u1 + dt L(u1, t + dt));
+    // u = 1/3 u + 2/3 (u2 + dt L(u2, t + dt/2)), the last written to u1 and swapped in.
+    evaluate_rhs(q, t);
+    (*ssp)(update_shape(), u1.data(), q.data(), q.data(), rhs_.data(), T(0), T(1), h, count);
+    evaluate_rhs(u1, t + dt);
+    (*ssp)(update_shape(), u2.data(), q.data(), u1.data(), rhs_.data(), T(0.75), T(0.25), h, count);
+    evaluate_rhs(u2, t + 0.5 * dt);
+    (*ssp)(update_shape(), u1.data(), q.data(), u2.data(), rhs_.data(), static_cast<T>(1.0 / 3.0),
+           static_cast<T>(2.0 / 3.0), h, count);
+    std::swap(q, u1);
+  }
+
+  std::vector<double> rhs(double t) override {
+    evaluate_rhs(q, t);
+    const std::vector<T> values = rhs_.to_host();
+    return std::vector<double>(values.begin(), values.end());
+  }
+
+  bool finite() const override { return std::isfinite(static_cast<double>(rtcg::sum(q))); }
+};
+
+}  // namespace
+
+struct Solver::Impl {
+  rtcg::Backend& backend;
+  const Discretization& disc;
+  SolverSetup setup;
+  std::vector<const fluxes::BoundaryCondition*> conditions;
+  std::optional<fluxes::Lowered> incident;
+  GeneratedKernels kernels;
+  std::unique_ptr<Engine> engine;
+  int components = 0;
+
+  Impl(rtcg::Backend& b, const Discretization& d, const SolverSetup& s) : backend(b), disc(d), setup(s) {}
+
+  // Index in the kernel layout of host index (c * K + k) * Np + i.
+  std::size_t device_index(int c, int k, int i) const {
+    if (setup.plan.layout == Layout::field_major) return flat(c, disc.K, k, disc.element.Np, i);
+    return flat(k, components, c, disc.element.Np, i);
+  }
+
+  std::vector<double> to_device_layout(std::span<const double> values) const {
+    if (setup.plan.layout == Layout::field_major) return {values.begin(), values.end()};
+    std::vector<double> out(values.size());
+    const int K = disc.K, Np = disc.element.Np;
+    for (int c = 0; c < components; ++c)
+      for (int k = 0; k < K; ++k)
+        for (int i = 0; i < Np; ++i) out[device_index(c, k, i)] = values[flat(c, K, k, Np, i)];
+    return out;
+  }
+
+  std::vector<double> to_host_layout(const std::vector<double>& values) const {
+    if (setup.plan.layout == Layout::field_major) return values;
+    std::vector<double> out(values.size());
+    const int K = disc.K, Np = disc.element.Np;
+    for (int c = 0; c < components; ++c)
+      for (int k = 0; k < K; ++k)
+        for (int i = 0; i < Np; ++i) out[flat(c, K, k, Np, i)] = values[device_index(c, k, i)];
+    return out;
+  }
+};
+
+namespace {
+
+// Matches mesh boundaries with the law's conditions; face codes are 1 + index in `used`.
+std::vector<std::int32_t> boundary_codes(const Discretization& disc, const fluxes::Law& law,
+                                         const std::vector<BoundaryAssignment>& assignments,
+                                         std::vector<const fluxes::BoundaryCondition*>& used) {
+  std::vector<std::string> mesh_names, law_names;
+  for (const BoundaryNodes& b : disc.boundaries)
+    if (!b.elements.empty()) mesh_names.push_back(b.name);
+  for (const fluxes::BoundaryCondition& bc : law.boundaries) law_names.push_back(bc.name);
+  auto prefix = [](const BoundaryAssignment& a) { return a.where.empty() ? std::string() : a.where + ": "; };
+
+  std::map<std::string, const BoundaryAssignment*> by_name;
+  std::ostringstream problems;
+  for (const BoundaryAssignment& a : assignments) {
+    if (!by_name.emplace(a.mesh_name, &a).second)
+      problems << prefix(a) << "the boundary '" << a.mesh_name << "' is given a condition twice\n";
+    const bool on_mesh = std::any_of(disc.boundaries.begin(), disc.boundaries.end(),
+                                     [&](const BoundaryNodes& b) { return b.name == a.mesh_name; });
+    if (!on_mesh)
+      problems << prefix(a) << "the mesh has no boundary named '" << a.mesh_name << "'; its boundaries are: " << join(mesh_names)
+               << "\n";
+    if (!law.find_boundary(a.condition))
+      problems << prefix(a) << "the law '" << law.name << "' has no boundary condition '" << a.condition
+               << "'; its conditions are: " << join(law_names) << "\n";
+  }
+  for (const std::string& name : mesh_names)
+    if (!by_name.count(name))
+      problems << "the mesh boundary '" << name << "' has no boundary condition; add it under [boundary] with one of: "
+               << join(law_names) << "\n";
+  std::string text = problems.str();
+  if (!text.empty()) {
+    text.pop_back();
+    throw Error(text);
+  }
+
+  const int Nfaces = disc.element.Nfaces;
+  std::vector<std::int32_t> codes(count(disc.K, Nfaces), 0);
+  for (const BoundaryNodes& b : disc.boundaries) {
+    if (b.elements.empty()) continue;
+    const fluxes::BoundaryCondition* bc = law.find_boundary(by_name.at(b.name)->condition);
+    auto it = std::find(used.begin(), used.end(), bc);
+    if (it == used.end()) it = used.insert(used.end(), bc);
+    const int code = static_cast<int>(it - used.begin()) + 1;
+    for (std::size_t f = 0; f < b.elements.size(); ++f)
+      codes[flat(0, 0, b.elements[f], Nfaces, b.faces[f])] = code;
+  }
+  return codes;
+}
+
+double law_parameter(const fluxes::Law& law, const std::vector<double>& values, const char* name, double fallback) {
+  for (std::size_t p = 0; p < law.parameters.size(); ++p)
+    if (law.parameters[p].name == name) return values.at(p);
+  return fallback;
+}
+
+}  // namespace
+
+Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverSetup& setup)
+    : impl_(std::make_unique<Impl>(backend, disc, setup)) {
+  Impl& s = *impl_;
+  if (!setup.law) throw Error("the solver needs a law");
+  const fluxes::Law& law = *setup.law;
+  const Element& element = disc.element;
+  if (law.dimension != disc.dim)
+    throw Error("the law '" + law.name + "' (" + law.file + ") is " + std::to_string(law.dimension) + "D but the mesh is " +
+                std::to_string(disc.dim) + "D");
+  if (setup.parameters.size() != law.parameters.size())
+    throw Error("the solver got " + std::to_string(setup.parameters.size()) + " parameter values for the " +
+                std::to_string(law.parameters.size()) + " parameters of law '" + law.name + "'");
+  s.components = static_cast<int>(law.state_components());
+  const int K = disc.K, Np = element.Np, dim = disc.dim, Nfaces = element.Nfaces, Nfp = element.Nfp;
+  const double total = static_cast<double>(s.components) * K * Np;
+  if (total >= static_cast<double>(std::numeric_limits<std::int32_t>::max()))
+    throw Error("the state has " + std::to_string(static_cast<long long>(total)) +
+                " values, more than the 2^31 - 1 that 32-bit kernel indices address; use fewer elements or a lower order");
+
+  Geometry geometry;
+  geometry.bcode = boundary_codes(disc, law, setup.boundaries, s.conditions);
+
+  // Incident field: the plane wave enters at the mesh's most upstream point at t = 0.
+  bool needs_incident = false;
+  for (const fluxes::BoundaryCondition* bc : s.conditions) {
+    const fluxes::Lowered piece = fluxes::lower_boundary_flux(law, *bc, setup.parameters);
+    for (fluxes::NodeId id : fluxes::reachable(piece.dag, piece.outputs))
+      if (piece.dag[id].op == fluxes::Op::input && piece.dag[id].input.kind == fluxes::InputKind::incident) needs_incident = true;
+  }
+  if (needs_incident) {
+    if (!setup.incident)
+      throw Error("a boundary condition in use reads the incident field, but the run defines none: set [incident] kind = "
+                  "\"plane_wave\" in the config");
+    const fluxes::Lowered speed = fluxes::lower_max_wave_speed(law, setup.parameters);
+    if (!speed.dag.is_constant(speed.outputs.at(0)))
+      throw Error("a plane wave needs a constant wave speed, but the law's max_wave_speed depends on the state or position");
+    const double c = speed.dag[speed.outputs[0]].value;
+    const double eps = law_parameter(law, setup.parameters, "eps", 1.0);
+    const double mu = law_parameter(law, setup.parameters, "mu", 1.0);
+    double front = std::numeric_limits<double>::infinity();
+    const std::array<double, 3> d = setup.incident->direction;
+    const double norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < Np; ++i) {
+        double along = d[0] * disc.x(i, k) + d[1] * disc.y(i, k);
+        if (dim == 3) along += d[2] * disc.z(i, k);
+        front = std::min(front, norm > 0 ? along / norm : 0.0);
+      }
+    s.incident = lower_plane_wave(law, *setup.incident, c, std::sqrt(mu / eps), front);
+  }
+
+  KernelSpec spec;
+  spec.law = &law;
+  spec.parameters = setup.parameters;
+  spec.element = &element;
+  spec.conditions = s.conditions;
+  spec.incident = s.incident;
+  spec.scalar = setup.scalar;
+  spec.plan = setup.plan;
+  s.kernels = generate_kernels(spec);
+
+  // Geometry in the kernels' layouts (see dg/kernels.hpp). Straight-sided elements: the
+  // metric, normals and Fscale are constant per element and face; node 0 and a face's first
+  // node stand for them.
+  const Eigen::MatrixXd* metric[3][3] = {{&disc.rx, &disc.ry, &disc.rz}, {&disc.sx, &disc.sy, &disc.sz}, {&disc.tx, &disc.ty, &disc.tz}};
+  geometry.drdx.resize(count(K, dim, dim));
+  for (int k = 0; k < K; ++k)
+    for (int a = 0; a < dim; ++a)
+      for (int d = 0; d < dim; ++d) geometry.drdx[flat(k, dim, a, dim, d)] = (*metric[a][d])(0, k);
+  const Eigen::MatrixXd* coordinates[3] = {&disc.x, &disc.y, &disc.z};
+  geometry.xyz.resize(count(dim, K, Np));
+  for (int d = 0; d < dim; ++d)
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < Np; ++i) geometry.xyz[flat(d, K, k, Np, i)] = (*coordinates[d])(i, k);
+  const Eigen::MatrixXd* derivative[3] = {&element.Dr, &element.Ds, &element.Dt};
+  geometry.D.resize(count(dim, Np, Np));
+  for (int a = 0; a < dim; ++a)
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < Np; ++j) geometry.D[flat(a, Np, i, Np, j)] = (*derivative[a])(i, j);
+  const int Nfn = Nfaces * Nfp;
+  geometry.LIFT.resize(count(Np, Nfn));
+  for (int i = 0; i < Np; ++i)
+    for (int m = 0; m < Nfn; ++m) geometry.LIFT[flat(0, 0, i, Nfn, m)] = element.LIFT(i, m);
+  const Eigen::MatrixXd* normals[3] = {&disc.nx, &disc.ny, &disc.nz};
+  geometry.fgeo.resize(count(K, Nfaces, dim + 1));
+  for (int k = 0; k < K; ++k)
+    for (int f = 0; f < Nfaces; ++f) {
+      double* g = &geometry.fgeo[flat(k, Nfaces, f, dim + 1, 0)];
+      for (int d = 0; d < dim; ++d) g[d] = (*normals[d])(f * Nfp, k);
+      g[dim] = disc.Fscale(f * Nfp, k);
+    }
+  geometry.vmapP.assign(disc.vmapP.data(), disc.vmapP.data() + disc.vmapP.size());
+  geometry.prm = setup.parameters;
+  if (geometry.prm.empty()) geometry.prm.push_back(0.0);
+
+  const std::size_t n = count(s.components, K, Np);
+  if (setup.scalar == fluxes::ScalarType::float32)
+    s.engine = std::make_unique<EngineT<float>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim, s.components, n);
+  else
+    s.engine = std::make_unique<EngineT<double>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim, s.components, n);
+}
+
+Solver::~Solver() = default;
+
+const Discretization& Solver::discretization() const { return impl_->disc; }
+const fluxes::Law& Solver::law() const { return *impl_->setup.law; }
+rtcg::Backend& Solver::backend() const { return impl_->backend; }
+const GeneratedKernels& Solver::kernels() const { return impl_->kernels; }
+const SolverSetup& Solver::setup() const { return impl_->setup; }
+int Solver::components() const { return impl_->components; }
+std::vector<std::string> Solver::component_names() const { return impl_->setup.law->component_names(); }
+std::size_t Solver::size() const {
+  return count(impl_->components, impl_->disc.K, impl_->disc.element.Np);
+}
+
+void Solver::set_state(std::span<const double> values) {
+  if (values.size() != size())
+    throw Error("set_state: got " + std::to_string(values.size()) + " values, the state has " + std::to_string(size()) +
+                " (components x K x Np)");
+  impl_->engine->upload_state(impl_->to_device_layout(values));
+}
+
+std::vector<double> Solver::state() const { return impl_->to_host_layout(impl_->engine->download_state()); }
+
+std::vector<double> Solver::initial_values() const {
+  const fluxes::Lowered piece = fluxes::lower_initial(*impl_->setup.law, impl_->setup.parameters);
+  return evaluate_at_nodes(piece, impl_->disc, impl_->setup.parameters, 0.0, nullptr, 0);
+}
+
+std::vector<double> Solver::exact_values(double t) const {
+  const fluxes::Lowered piece = fluxes::lower_exact(*impl_->setup.law, impl_->setup.parameters);
+  return evaluate_at_nodes(piece, impl_->disc, impl_->setup.parameters, t, nullptr, 0);
+}
+
+double Solver::max_wave_speed() const {
+  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(*impl_->setup.law, impl_->setup.parameters);
+  if (piece.dag.is_constant(piece.outputs.at(0))) return std::abs(piece.dag[piece.outputs[0]].value);
+  const std::vector<double> q = state();
+  const std::vector<double> speeds =
+      evaluate_at_nodes(piece, impl_->disc, impl_->setup.parameters, 0.0, &q, impl_->components);
+  double c = 0;
+  for (double v : speeds) c = std::isfinite(v) ? std::max(c, std::abs(v)) : v;
+  return c;
+}
+
+double Solver::stable_dt(double cfl) const {
+  if (!(cfl > 0)) throw Error("the CFL number must be positive, got " + std::to_string(cfl));
+  const double c = max_wave_speed();
+  if (!(c > 0) || !std::isfinite(c))
+    throw Error("cannot derive a time step from the wave speed " + std::to_string(c) +
+                " of the initial state; give a fixed time.dt in the config");
+  const double fscale = impl_->disc.Fscale.maxCoeff();
+  const double N = impl_->disc.element.N;
+  return cfl * 2.0 / ((N + 1) * (N + 1) * c * fscale);
+}
+
+void Solver::step(double t, double dt) { impl_->engine->step(t, dt); }
+
+std::vector<double> Solver::rhs(double t) { return impl_->to_host_layout(impl_->engine->rhs(t)); }
+
+bool Solver::state_is_finite() const { return impl_->engine->finite(); }
+
+std::optional<Solver::BadValue> Solver::find_bad_value() const {
+  const std::vector<double> q = state();
+  const int K = impl_->disc.K, Np = impl_->disc.element.Np;
+  for (int k = 0; k < K; ++k)
+    for (int c = 0; c < impl_->components; ++c)
+      for (int i = 0; i < Np; ++i) {
+        const double v = q[flat(c, K, k, Np, i)];
+        if (!std::isfinite(v)) return BadValue{c, k, i, v};
+      }
+  return std::nullopt;
+}
+
+double Solver::l2_norm(std::span<const double> values) const {
+  const Discretization& disc = impl_->disc;
+  const int K = disc.K, Np = disc.element.Np;
+  if (values.size() % count(K, Np) != 0)
+    throw Error("l2_norm: the values are not a whole number of K x Np fields");
+  const std::size_t fields = values.size() / count(K, Np);
+  double total = 0;
+  for (std::size_t c = 0; c < fields; ++c)
+    for (int k = 0; k < K; ++k) {
+      const Eigen::Map<const Eigen::VectorXd> u(values.data() + flat(static_cast<long long>(c), K, k, Np, 0), Np);
+      total += disc.J(0, k) * u.dot(disc.element.M * u);
+    }
+  return std::sqrt(total);
+}
+
+}  // namespace rtdg::dg

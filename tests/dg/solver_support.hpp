@@ -1,0 +1,76 @@
+// Shared set-up for the solver tests: a law from data/laws, a box mesh from test_meshes, the
+// discretization and a solver on a chosen backend, and a helper that runs to a final time.
+#pragma once
+
+#include "test_meshes.hpp"
+
+#include <dg/discretization.hpp>
+#include <dg/solver.hpp>
+#include <fluxes/law.hpp>
+#include <fluxes/law_lowering.hpp>
+#include <mesh/build.hpp>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rtdg::dg::test {
+
+inline fluxes::Law law_file(const std::string& name) {
+  return fluxes::read_law(std::string(RTDG_SOURCE_DIR) + "/data/laws/" + name + ".toml");
+}
+
+// A cavity: the unit box meshed n per side, every wall PEC.
+struct Cavity {
+  fluxes::Law law;
+  mesh::Mesh mesh;
+  Discretization disc;
+  std::unique_ptr<Solver> solver;
+
+  Cavity(const std::string& law_name, int n, int N, rtcg::Backend& backend, double alpha = 1.0,
+         fluxes::ScalarType scalar = fluxes::ScalarType::float64, Integrator integrator = Integrator::lserk4,
+         Plan plan = {})
+      : law(law_file(law_name)) {
+    mesh = mesh::build_mesh(box_mesh(law.dimension, n));
+    disc = discretize(mesh, N);
+    SolverSetup setup;
+    setup.law = &law;
+    setup.parameters = fluxes::resolve_parameters(law, {{"alpha", alpha, {}}});
+    for (const char* wall : {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"})
+      if (law.dimension == 3 || wall[0] != 'z') setup.boundaries.push_back({wall, "pec", ""});
+    setup.scalar = scalar;
+    setup.integrator = integrator;
+    setup.plan = plan;
+    solver = std::make_unique<Solver>(backend, disc, setup);
+  }
+
+  // Runs from the exact solution at t = 0 to t_final with steps of at most cfl * stable dt,
+  // the last one shortened to land on t_final. Calls `each(t)` after every step.
+  template <class Each>
+  void run(double t_final, double cfl, Each&& each) {
+    solver->set_state(solver->exact_values(0.0));
+    const double dt = solver->stable_dt(cfl);
+    const int steps = static_cast<int>(std::ceil(t_final / dt - 1e-9));
+    double t = 0;
+    for (int s = 0; s < steps; ++s) {
+      const double h = s + 1 == steps ? t_final - t : dt;
+      solver->step(t, h);
+      t = s + 1 == steps ? t_final : t + h;
+      each(t);
+    }
+  }
+  void run(double t_final, double cfl) {
+    run(t_final, cfl, [](double) {});
+  }
+
+  // L2 norm of (state - exact(t)).
+  double error(double t) const {
+    std::vector<double> q = solver->state();
+    const std::vector<double> exact = solver->exact_values(t);
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] -= exact[i];
+    return solver->l2_norm(q);
+  }
+};
+
+}  // namespace rtdg::dg::test
