@@ -1,0 +1,96 @@
+// Thin RAII and typed helpers over the HDF5 C API (private to the output module). Every
+// failure becomes output::Error("<source>: ...") with HDF5's innermost message appended.
+#pragma once
+
+#include <hdf5.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace rtdg::output::detail::h5 {
+
+// Owns an HDF5 identifier and closes it with the matching H5?close.
+class Handle {
+public:
+  using Closer = herr_t (*)(hid_t);
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), close_(closer) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      id_ = other.id_;
+      close_ = other.close_;
+      other.id_ = -1;
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  // Closes now and reports whether HDF5 accepted it.
+  bool close() {
+    const bool ok = id_ < 0 || close_(id_) >= 0;
+    id_ = -1;
+    return ok;
+  }
+
+private:
+  void reset() {
+    if (id_ >= 0) close_(id_);
+    id_ = -1;
+  }
+  hid_t id_ = -1;
+  Closer close_ = nullptr;
+};
+
+// While alive, HDF5 does not print its error stack (we report errors ourselves).
+class QuietErrors {
+public:
+  QuietErrors();
+  ~QuietErrors();
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+
+private:
+  H5E_auto2_t function_ = nullptr;
+  void* data_ = nullptr;
+};
+
+// The innermost message on HDF5's error stack ("" when empty).
+std::string last_error();
+// Throws Error("<source>: <what> (HDF5: <last_error>)").
+[[noreturn]] void fail_h5(const std::string& source, const std::string& what);
+
+Handle create_group(hid_t location, const std::string& name, const std::string& source);
+Handle open_group(hid_t location, const std::string& name, const std::string& source);
+
+// A dataset of `dims` (row-major) in file_type from `data` in memory_type. `path` is the
+// dataset's full name, for messages.
+void write_dataset(hid_t location, const std::string& name, const std::string& path, hid_t file_type,
+                   hid_t memory_type, const std::vector<hsize_t>& dims, const void* data, const std::string& source);
+
+void write_attribute(hid_t location, const std::string& name, const std::string& value, const std::string& source);
+void write_attribute(hid_t location, const std::string& name, int value, const std::string& source);
+void write_attribute(hid_t location, const std::string& name, long long value, const std::string& source);
+void write_attribute(hid_t location, const std::string& name, double value, const std::string& source);
+void write_attribute(hid_t location, const std::string& name, const std::vector<std::string>& values,
+                     const std::string& source);
+
+bool has_attribute(hid_t location, const std::string& name);
+std::string read_string_attribute(hid_t location, const std::string& name, const std::string& source);
+long long read_integer_attribute(hid_t location, const std::string& name, const std::string& source);
+double read_double_attribute(hid_t location, const std::string& name, const std::string& source);
+std::vector<std::string> read_strings_attribute(hid_t location, const std::string& name, const std::string& source);
+
+// Reads dataset `name` (full name `path`, for messages) of floating-point elements and shape
+// `dims` as doubles (a float32 dataset converts exactly). Throws naming the dataset when it is
+// missing, not floating-point or of another shape. Returns the file's element size in bytes.
+std::size_t read_doubles(hid_t location, const std::string& name, const std::string& path,
+                         const std::vector<hsize_t>& dims, std::vector<double>& values, const std::string& source);
+
+}  // namespace rtdg::output::detail::h5

@@ -1,0 +1,193 @@
+// write_solution / read_solution: the layout of hdf5_solution.hpp.
+#include "output/hdf5_solution.hpp"
+
+#include "h5.hpp"
+#include "support.hpp"
+
+#include <dg/error.hpp>
+
+#include <array>
+#include <atomic>
+#include <string_view>
+#include <system_error>
+
+namespace rtdg::output {
+namespace {
+
+using detail::fail;
+using detail::ix;
+namespace h5 = detail::h5;
+
+constexpr const char* kFormat = "rtdg-solution";
+
+// The provenance strings, by attribute name.
+std::array<std::pair<const char*, std::string Solution::*>, 7> provenance_attributes() {
+  return {{{"rtdg_version", &Solution::rtdg_version},
+           {"law_name", &Solution::law_name},
+           {"law_file", &Solution::law_file},
+           {"mesh_file", &Solution::mesh_file},
+           {"mesh_fingerprint", &Solution::mesh_fingerprint},
+           {"integrator", &Solution::integrator},
+           {"effective_config", &Solution::effective_config}}};
+}
+
+const char* coordinate_name(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
+const std::vector<double>& coordinate(const Solution& s, int d) { return d == 0 ? s.x : d == 1 ? s.y : s.z; }
+std::vector<double>& coordinate(Solution& s, int d) { return d == 0 ? s.x : d == 1 ? s.y : s.z; }
+
+void write_contents(hid_t file, const Solution& s, const std::string& source) {
+  h5::write_attribute(file, "format", std::string(kFormat), source);
+  h5::write_attribute(file, "version", kSolutionFormatVersion, source);
+  h5::write_attribute(file, "shape", std::string(dg::shape_name(s.shape)), source);
+  h5::write_attribute(file, "dim", s.dim, source);
+  h5::write_attribute(file, "N", s.N, source);
+  h5::write_attribute(file, "K", s.K, source);
+  h5::write_attribute(file, "Np", s.Np, source);
+  h5::write_attribute(file, "precision", s.precision, source);
+  h5::write_attribute(file, "time", s.time, source);
+  h5::write_attribute(file, "step", s.step, source);
+  h5::write_attribute(file, "field_names", s.names, source);
+  for (const auto& [name, member] : provenance_attributes()) h5::write_attribute(file, name, s.*member, source);
+
+  const std::vector<hsize_t> dims{static_cast<hsize_t>(s.K), static_cast<hsize_t>(s.Np)};
+  {
+    const h5::Handle coordinates = h5::create_group(file, "coordinates", source);
+    for (int d = 0; d < s.dim; ++d) {
+      const std::string name = coordinate_name(d);
+      h5::write_dataset(coordinates.get(), name, "/coordinates/" + name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims,
+                        coordinate(s, d).data(), source);
+    }
+  }
+  const h5::Handle fields = h5::create_group(file, "fields", source);
+  const std::size_t nodes = ix(s.K) * ix(s.Np);
+  std::vector<float> rounded;
+  for (std::size_t c = 0; c < s.names.size(); ++c) {
+    const std::string path = "/fields/" + s.names[c];
+    const double* values = component_values(s, c);
+    if (s.precision == "float") {
+      rounded.resize(nodes);
+      for (std::size_t i = 0; i < nodes; ++i) rounded[i] = static_cast<float>(values[i]);
+      h5::write_dataset(fields.get(), s.names[c], path, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, dims, rounded.data(), source);
+    } else {
+      h5::write_dataset(fields.get(), s.names[c], path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, values, source);
+    }
+  }
+}
+
+int read_int(hid_t file, const char* name, const std::string& source) {
+  const long long value = h5::read_integer_attribute(file, name, source);
+  if (value < -2147483647LL || value > 2147483647LL) {
+    fail(source, "attribute '" + std::string(name) + "' = " + std::to_string(value) + " is out of range");
+  }
+  return static_cast<int>(value);
+}
+
+Solution read_contents(hid_t file, const std::string& source) {
+  const std::string format = h5::has_attribute(file, "format") ? h5::read_string_attribute(file, "format", source) : "";
+  if (format != kFormat) {
+    fail(source, "an HDF5 file, but not an rtdg solution (no root attribute format = \"rtdg-solution\")" +
+                     std::string(format == "rtdg-mesh" ? "; it is an rtdg mesh" : ""));
+  }
+  const long long version = h5::read_integer_attribute(file, "version", source);
+  if (version < 1 || version > kSolutionFormatVersion) {
+    fail(source, "solution format version " + std::to_string(version) + " is not readable by this rtdg (it reads 1 to " +
+                     std::to_string(kSolutionFormatVersion) + (version > kSolutionFormatVersion ? "); a newer rtdg wrote it" : ")"));
+  }
+  Solution s;
+  const std::string shape = h5::read_string_attribute(file, "shape", source);
+  try {
+    s.shape = dg::parse_shape(shape);
+  } catch (const dg::Error&) {
+    fail(source, "attribute 'shape' = '" + shape + "' is not an element shape (interval, triangle, tetrahedron)");
+  }
+  s.dim = read_int(file, "dim", source);
+  s.N = read_int(file, "N", source);
+  s.K = read_int(file, "K", source);
+  s.Np = read_int(file, "Np", source);
+  s.precision = h5::read_string_attribute(file, "precision", source);
+  s.time = h5::read_double_attribute(file, "time", source);
+  s.step = h5::read_integer_attribute(file, "step", source);
+  s.names = h5::read_strings_attribute(file, "field_names", source);
+  // Provenance is for people; a file without it (made by another tool) still reads.
+  for (const auto& [name, member] : provenance_attributes()) {
+    if (h5::has_attribute(file, name)) s.*member = h5::read_string_attribute(file, name, source);
+  }
+  if (s.dim != dg::dimension(s.shape)) {
+    fail(source, "attribute dim = " + std::to_string(s.dim) + " does not match shape '" + shape + "'");
+  }
+  if (s.N < 1 || s.K < 0 || s.Np != dg::num_nodes(s.shape, s.N)) {
+    fail(source, "attributes N = " + std::to_string(s.N) + ", K = " + std::to_string(s.K) + ", Np = " +
+                     std::to_string(s.Np) + " do not describe " + shape + "s of order N");
+  }
+
+  const std::vector<hsize_t> dims{static_cast<hsize_t>(s.K), static_cast<hsize_t>(s.Np)};
+  {
+    const h5::Handle coordinates = h5::open_group(file, "coordinates", source);
+    for (int d = 0; d < s.dim; ++d) {
+      const std::string name = coordinate_name(d);
+      h5::read_doubles(coordinates.get(), name, "/coordinates/" + name, dims, coordinate(s, d), source);
+    }
+  }
+  const h5::Handle fields = h5::open_group(file, "fields", source);
+  const std::size_t nodes = ix(s.K) * ix(s.Np);
+  s.values.resize(s.names.size() * nodes);
+  std::vector<double> component;
+  for (std::size_t c = 0; c < s.names.size(); ++c) {
+    h5::read_doubles(fields.get(), s.names[c], "/fields/" + s.names[c], dims, component, source);
+    std::copy(component.begin(), component.end(), s.values.begin() + static_cast<std::ptrdiff_t>(c * nodes));
+  }
+  check_solution(s, source);
+  return s;
+}
+
+// HDF5 builds the file in memory (the core driver without a backing store) and we write the
+// image ourselves. HDF5 1.10 does not survive a failed write on disk: after a full disk or a
+// file size limit made H5Fclose fail, the library crashes when the process exits (in
+// H5F__close_cb from H5_term_library). Here HDF5 never meets an I/O error, and every error of
+// the real write is ours to report. It costs a second copy of the file in memory while writing.
+std::vector<char> file_image(const Solution& solution, const std::string& source) {
+  const std::size_t values = solution.values.size() * (solution.precision == "float" ? sizeof(float) : sizeof(double));
+  const std::size_t coordinates = (solution.x.size() + solution.y.size() + solution.z.size()) * sizeof(double);
+  const std::size_t estimate = values + coordinates + solution.effective_config.size() + (1u << 20);
+  const h5::Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  if (!access.valid() || H5Pset_fapl_core(access.get(), estimate, 0) < 0) h5::fail_h5(source, "cannot set up HDF5");
+  // A name no other open file has (HDF5 refuses to create a file of the name of an open one).
+  static std::atomic<unsigned> counter{0};
+  const std::string name = source + ".in-memory-" + std::to_string(counter++);
+  h5::Handle handle(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose);
+  if (!handle.valid()) h5::fail_h5(source, "cannot create the file in memory");
+  write_contents(handle.get(), solution, source);
+  if (H5Fflush(handle.get(), H5F_SCOPE_GLOBAL) < 0) h5::fail_h5(source, "cannot flush the file");
+  const ssize_t size = H5Fget_file_image(handle.get(), nullptr, 0);
+  if (size < 0) h5::fail_h5(source, "cannot get the file's image");
+  std::vector<char> image(static_cast<std::size_t>(size));
+  if (H5Fget_file_image(handle.get(), image.data(), image.size()) != size) h5::fail_h5(source, "cannot copy the file's image");
+  if (!handle.close()) h5::fail_h5(source, "cannot close the file in memory");
+  return image;
+}
+
+}  // namespace
+
+void write_solution(const std::filesystem::path& file, const Solution& solution) {
+  const std::string source = file.string();
+  check_solution(solution, source);
+  std::vector<char> image;
+  {
+    const h5::QuietErrors quiet;
+    image = file_image(solution, source);
+  }
+  detail::write_file_atomically(file, std::string_view(image.data(), image.size()));
+}
+
+Solution read_solution(const std::filesystem::path& file) {
+  const std::string source = file.string();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) fail(source, "no such file");
+  const h5::QuietErrors quiet;
+  if (H5Fis_hdf5(file.c_str()) <= 0) fail(source, "not an HDF5 file");
+  const h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!handle.valid()) h5::fail_h5(source, "cannot open");
+  return read_contents(handle.get(), source);
+}
+
+}  // namespace rtdg::output

@@ -1,0 +1,53 @@
+// rtdg run <config.toml> [--set key=value ...] [--overwrite]
+// rtdg run --restart <checkpoint.h5> [--set key=value ...]
+// Runs a simulation from a config file (docs/config.md), or continues one from a checkpoint.
+// The work is rtdg::runner::run; this file maps the command line onto it.
+#include "rtdg/command.hpp"
+
+#include <runner/run.hpp>
+
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct RunArguments {
+  std::string config;
+  std::string restart;
+  std::vector<std::string> overrides;
+  bool overwrite = false;
+};
+
+void setup_run(CLI::App& rtdg) {
+  auto arguments = std::make_shared<RunArguments>();
+  CLI::App* command = rtdg.add_subcommand("run", "Run a simulation from a config file, or continue one from a checkpoint");
+  command->add_option("config", arguments->config, "the run's config file (TOML; see docs/config.md)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--restart", arguments->restart, "continue the run that wrote this checkpoint (.h5)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--set", arguments->overrides,
+                      "key=value: override a config value, e.g. --set discretization.order=3 (repeatable)")
+      ->allow_extra_args(false);
+  command->add_flag("--overwrite", arguments->overwrite, "replace an earlier run's files in the output folder");
+  command->callback([arguments] {
+    if (arguments->config.empty() == arguments->restart.empty())
+      throw CLI::ValidationError("rtdg run", "give either a config file or --restart <checkpoint>, not both or neither");
+    rtdg::runner::RunOptions options;
+    options.config = arguments->config;
+    if (!arguments->restart.empty()) options.restart = arguments->restart;
+    options.overrides = arguments->overrides;
+    options.overwrite = arguments->overwrite;
+    const rtdg::runner::RunSummary summary = rtdg::runner::run(options);
+    std::cout << rtdg::runner::format_summary(summary);
+    // A run stopped by a signal has saved its checkpoint; report the signal the usual way.
+    if (summary.interrupted && rtdg::runner::stop_signal().load() != 0)
+      throw CLI::RuntimeError(128 + rtdg::runner::stop_signal().load());
+  });
+}
+
+}  // namespace
+
+RTDG_COMMAND(setup_run);

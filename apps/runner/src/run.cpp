@@ -1,0 +1,432 @@
+// `rtdg run` (runner/run.hpp): set-up, the time loop, output and restart.
+#include "runner/run.hpp"
+
+#include "progress.hpp"
+
+#include <config/run_config.hpp>
+#include <dg/discretization.hpp>
+#include <dg/solver.hpp>
+#include <fluxes/law.hpp>
+#include <fluxes/law_lowering.hpp>
+#include <mesh/load.hpp>
+#include <output/hdf5_solution.hpp>
+#include <output/probes.hpp>
+#include <output/pvd.hpp>
+#include <output/solution.hpp>
+#include <output/vtu.hpp>
+#include <rtcg/backend.hpp>
+#include <rtcg/hash.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace rtdg::runner {
+namespace fs = std::filesystem;
+
+std::atomic<int>& stop_signal() {
+  static std::atomic<int> flag{0};
+  return flag;
+}
+
+namespace {
+
+void handle_signal(int signal) { stop_signal().store(signal); }
+
+// Installs the SIGINT/SIGTERM handlers for the duration of a run and restores the old ones.
+class SignalGuard {
+public:
+  SignalGuard() {
+    stop_signal().store(0);
+    struct sigaction action {};
+    action.sa_handler = handle_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~SignalGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// A digest of what makes a mesh this mesh (vertices, elements, boundary groups), so a restart
+// can tell that it re-created the same one.
+std::string mesh_fingerprint(const mesh::Mesh& m) {
+  rtcg::Sha256 hash;
+  auto bytes = [&](const void* data, std::size_t size) { hash.update(std::string_view(static_cast<const char*>(data), size)); };
+  bytes(&m.dim, sizeof m.dim);
+  bytes(m.vertices.data(), m.vertices.size() * sizeof m.vertices[0]);
+  bytes(m.EToV.data(), m.EToV.size() * sizeof m.EToV[0]);
+  for (const mesh::BoundaryFace& f : m.boundary_faces) bytes(&f, sizeof f);
+  for (const std::string& name : m.boundary_names) hash.update(name).update(std::string_view("\0", 1));
+  const auto digest = hash.finish();
+  return "sha256:" + rtcg::to_hex(digest.data(), digest.size());
+}
+
+std::string location(const fluxes::Location& where) { return where.line > 0 ? fluxes::to_string(where) : where.file; }
+
+std::string format_number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+// Everything a run holds once set up.
+struct Setup {
+  config::RunConfig cfg;
+  fluxes::Law law;
+  std::vector<double> parameters;
+  mesh::Mesh mesh;
+  dg::Discretization disc;
+  std::string fingerprint;
+  std::unique_ptr<dg::Solver> solver;
+};
+
+dg::PlaneWave plane_wave(const config::Incident& incident) {
+  dg::PlaneWave wave;
+  wave.direction = incident.direction;
+  wave.polarization = incident.polarization;
+  wave.wavenumber = incident.wavenumber;
+  wave.amplitude = incident.amplitude;
+  wave.envelope = incident.envelope == config::Envelope::ramp ? dg::Envelope::ramp : dg::Envelope::gaussian;
+  wave.ramp_periods = incident.ramp_periods;
+  wave.pulse_width = incident.pulse_width;
+  wave.pulse_delay = incident.pulse_delay;
+  return wave;
+}
+
+void build(Setup& s, std::ostream& log) {
+  const config::RunConfig& cfg = s.cfg;
+  s.law = fluxes::read_law(cfg.law_file);
+  s.parameters = fluxes::resolve_parameters(s.law, cfg.law_parameters);
+  mesh::LoadOptions load;
+  load.parameters = cfg.mesh_parameters;
+  load.periodic = cfg.periodic;
+  s.mesh = mesh::load_mesh(cfg.mesh_file, load);
+  s.fingerprint = mesh_fingerprint(s.mesh);
+  s.disc = dg::discretize(s.mesh, cfg.order);
+
+  dg::SolverSetup setup;
+  setup.law = &s.law;
+  setup.parameters = s.parameters;
+  for (const config::BoundaryAssignment& b : cfg.boundaries)
+    setup.boundaries.push_back({b.mesh_name, b.condition, location(b.name_where)});
+  if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);
+  setup.scalar = cfg.precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
+  setup.integrator = dg::parse_integrator(cfg.integrator);
+  rtcg::Backend& backend = rtcg::backend(cfg.backend);
+  log << "[rtdg] " << s.law.name << " on " << s.disc.K << " " << dg::shape_name(s.disc.element.shape) << "s of order "
+      << cfg.order << " (" << s.law.state_components() << " x " << s.disc.K << " x " << s.disc.element.Np
+      << " values), backend " << backend.name() << " (" << backend.device_info().name << "), " << cfg.precision << "\n";
+  const auto start = std::chrono::steady_clock::now();
+  s.solver = std::make_unique<dg::Solver>(backend, s.disc, setup);
+  log << "[rtdg] kernels ready in "
+      << format_number(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << " s ("
+      << s.solver->kernels().name << ")\n";
+}
+
+output::Solution snapshot(const Setup& s, double t, long long step) {
+  output::Solution sol = output::make_solution(s.disc);
+  sol.names = s.solver->component_names();
+  sol.values = s.solver->state();
+  sol.precision = s.cfg.precision;
+  sol.time = t;
+  sol.step = step;
+  sol.rtdg_version = RTDG_VERSION;
+  sol.law_name = s.law.name;
+  sol.law_file = s.cfg.law_file.string();
+  sol.mesh_file = s.cfg.mesh_file.string();
+  sol.mesh_fingerprint = s.fingerprint;
+  sol.integrator = s.cfg.integrator;
+  sol.effective_config = s.cfg.effective_toml;
+  return sol;
+}
+
+// A new run refuses a folder that already holds an earlier run's files unless --overwrite,
+// and then removes only what a run writes there.
+void prepare_output_dir(const fs::path& dir, const config::RunConfig& cfg, bool overwrite) {
+  std::vector<fs::path> ours = {dir / "config.toml", dir / (cfg.name + ".pvd"), dir / "snapshots", dir / "checkpoints",
+                                dir / "summary.json"};
+  for (std::size_t p = 0; p < cfg.probes.size(); ++p) ours.push_back(dir / (cfg.probes[p].name + ".csv"));
+  std::vector<fs::path> found;
+  for (const fs::path& path : ours)
+    if (fs::exists(path)) found.push_back(path);
+  if (!found.empty() && !overwrite)
+    throw std::runtime_error("the output folder " + dir.string() + " already holds an earlier run's files (e.g. " +
+                             found.front().string() +
+                             "); pass --overwrite to replace them, set run.output_dir to another folder, or continue "
+                             "the earlier run with --restart <checkpoint>");
+  for (const fs::path& path : found) fs::remove_all(path);
+  fs::create_directories(dir);
+}
+
+std::string failure_text(const Setup& s, long long step, double t, long long good_step, double good_t,
+                         const fs::path& last_checkpoint) {
+  std::ostringstream text;
+  text << "the solution stopped being finite: at step " << step << ", t = " << format_number(t);
+  if (const auto bad = s.solver->find_bad_value()) {
+    const auto names = s.solver->component_names();
+    text << ", field " << names.at(static_cast<std::size_t>(bad->component)) << " is " << bad->value << " in element "
+         << bad->element << " (node " << bad->node << " at x = " << format_number(s.disc.x(bad->node, bad->element));
+    if (s.disc.dim > 1) text << ", y = " << format_number(s.disc.y(bad->node, bad->element));
+    if (s.disc.dim > 2) text << ", z = " << format_number(s.disc.z(bad->node, bad->element));
+    text << ")";
+  }
+  text << "; it was finite at step " << good_step << " (t = " << format_number(good_t) << ")";
+  text << (last_checkpoint.empty() ? std::string("; no checkpoint was written")
+                                   : "; the last good checkpoint is " + last_checkpoint.string());
+  text << ". A smaller time.cfl or time.dt usually cures a blow-up.";
+  return text.str();
+}
+
+}  // namespace
+
+RunSummary run(const RunOptions& options) {
+  std::ostream& log = options.log ? *options.log : std::cerr;
+  SignalGuard signals;
+  Setup s;
+  std::optional<output::Solution> restart;
+  fs::path output_dir;
+  if (options.restart) {
+    restart = output::read_solution(*options.restart);
+    s.cfg = config::parse_config(restart->effective_config, *options.restart, options.overrides);
+    // The checkpoint lives in <output_dir>/checkpoints/: continue in that folder.
+    output_dir = fs::absolute(*options.restart).parent_path().parent_path();
+  } else {
+    s.cfg = config::read_config(options.config, options.overrides);
+    output_dir = s.cfg.output_dir;
+  }
+  const config::RunConfig& cfg = s.cfg;
+  build(s, log);
+  dg::Solver& solver = *s.solver;
+  rtcg::Backend& backend = solver.backend();
+
+  double t = 0;
+  long long step = 0;
+  if (restart) {
+    if (restart->mesh_fingerprint != s.fingerprint)
+      throw std::runtime_error("the checkpoint " + options.restart->string() + " was written on a different mesh than " +
+                               cfg.mesh_file.string() + " gives now (fingerprint " + restart->mesh_fingerprint +
+                               " vs " + s.fingerprint + "); restart with the mesh the run started from");
+    if (restart->names != solver.component_names() || restart->K != s.disc.K || restart->N != cfg.order)
+      throw std::runtime_error("the checkpoint " + options.restart->string() +
+                               " does not match the run's fields, elements or order");
+    solver.set_state(restart->values);
+    t = restart->time;
+    step = restart->step;
+    log << "[rtdg] restarting from " << options.restart->string() << " at step " << step << ", t = " << format_number(t)
+        << "\n";
+  } else {
+    prepare_output_dir(output_dir, cfg, options.overwrite);
+    if (cfg.initial == "law") solver.set_state(solver.initial_values());
+  }
+  fs::create_directories(output_dir / "snapshots");
+  fs::create_directories(output_dir / "checkpoints");
+  {
+    std::ofstream out(output_dir / "config.toml");
+    out << cfg.effective_toml;
+  }
+
+  const double dt = cfg.dt ? *cfg.dt : solver.stable_dt(cfg.cfl.value_or(0.5));
+  const double T = cfg.final_time;
+  const std::size_t dofs = solver.size();
+
+  RunSummary summary;
+  summary.output_dir = output_dir;
+  summary.dt = dt;
+  summary.dofs = dofs;
+  summary.backend = backend.name();
+  summary.device = backend.device_info().name;
+  summary.precision = cfg.precision;
+
+  // Output: probes, snapshots (HDF5 + VTU + PVD) and checkpoints.
+  std::vector<output::ProbeSpec> probe_specs;
+  for (const config::Probe& p : cfg.probes) probe_specs.push_back({p.name, p.points, p.fields, p.every});
+  output::Probes probes(s.disc, s.mesh, solver.component_names(), probe_specs);
+  probes.open(output_dir, restart ? std::optional<double>(t) : std::nullopt);
+  const bool write_vtu = cfg.vtu && output::vtu_available();
+  if (cfg.vtu && !write_vtu)
+    log << "[rtdg] note: this rtdg was built without VTK, so no VTU files are written; convert the HDF5 snapshots with "
+           "`rtdg export` on a machine that has VTK\n";
+  std::optional<output::PvdSeries> pvd;
+  if (write_vtu) {
+    pvd.emplace(output_dir / (cfg.name + ".pvd"));
+    summary.pvd = output_dir / (cfg.name + ".pvd");
+  }
+  auto write_snapshot = [&](long long index) {
+    const output::Solution sol = snapshot(s, t, step);
+    char stem[64];
+    std::snprintf(stem, sizeof stem, "_%04lld", index);
+    const fs::path base = output_dir / "snapshots" / (cfg.name + stem);
+    if (cfg.hdf5) output::write_solution(fs::path(base).replace_extension(".h5"), sol);
+    if (write_vtu) {
+      output::write_vtu(fs::path(base).replace_extension(".vtu"), sol);
+      pvd->add(t, fs::path(base).replace_extension(".vtu"));
+    }
+    if (cfg.error) {
+      std::vector<double> difference = sol.values;
+      const std::vector<double> exact = solver.exact_values(t);
+      for (std::size_t i = 0; i < difference.size(); ++i) difference[i] -= exact[i];
+      summary.error = solver.l2_norm(difference);
+      log << "[rtdg] t = " << format_number(t) << ": L2 error " << *summary.error << "\n";
+    }
+  };
+  auto write_checkpoint = [&] {
+    char name[64];
+    std::snprintf(name, sizeof name, "checkpoint_%09lld.h5", step);
+    const fs::path file = output_dir / "checkpoints" / name;
+    output::write_solution(file, snapshot(s, t, step));
+    summary.last_checkpoint = file;
+    // Keep the newest checkpoint.keep files (names sort by step).
+    std::vector<fs::path> all;
+    for (const auto& entry : fs::directory_iterator(output_dir / "checkpoints")) {
+      const std::string n = entry.path().filename().string();
+      if (n.rfind("checkpoint_", 0) == 0 && entry.path().extension() == ".h5") all.push_back(entry.path());
+    }
+    std::sort(all.begin(), all.end());
+    for (std::size_t i = 0; i + static_cast<std::size_t>(cfg.checkpoint_keep) < all.size(); ++i) fs::remove(all[i]);
+  };
+
+  long long good_step = step;
+  double good_t = t;
+  auto ensure_finite = [&] {
+    if (!solver.state_is_finite())
+      throw RunFailure(failure_text(s, step, t, good_step, good_t, summary.last_checkpoint));
+    good_step = step;
+    good_t = t;
+  };
+
+  // Event schedule: output index n at time n * interval; a restart continues after t.
+  const double interval = cfg.output_interval;
+  long long next_output = interval > 0 ? static_cast<long long>(std::floor(t / interval + 1e-9)) + 1 : -1;
+  const double cinterval = cfg.checkpoint_interval;
+  long long next_checkpoint = cinterval > 0 ? static_cast<long long>(std::floor(t / cinterval + 1e-9)) + 1 : -1;
+  auto reached = [&](long long index, double every) { return index > 0 && t >= static_cast<double>(index) * every - 1e-9 * every; };
+
+  if (!restart) {
+    write_snapshot(0);
+    if (probes.due(step)) probes.record(solver.state(), t, step);
+  }
+
+  Progress progress(log, T, cfg.progress_every, dofs);
+  progress.start(t, step);
+  double output_seconds = 0;
+  const auto loop_start = std::chrono::steady_clock::now();
+  long long taken = 0;
+  bool snapshot_at_end = false;
+  while (t < T) {
+    // A step that would pass the next output time or T is shortened to land on it exactly
+    // (a step within 1e-12 of it counts as landing).
+    double target = T;
+    if (next_output > 0) target = std::min(target, static_cast<double>(next_output) * interval);
+    const bool land = t + dt >= target - 1e-12 * std::max(1.0, std::abs(target));
+    const double h = land ? target - t : dt;
+    solver.step(t, h);
+    ++step;
+    ++taken;
+    t = land ? target : t + h;
+    snapshot_at_end = false;
+
+    const auto io_start = std::chrono::steady_clock::now();
+    bool wrote = false;
+    if (probes.due(step)) probes.record(solver.state(), t, step);
+    if (reached(next_output, interval)) {
+      ensure_finite();
+      write_snapshot(next_output);
+      snapshot_at_end = true;
+      while (reached(next_output, interval)) ++next_output;
+      wrote = true;
+    }
+    if (reached(next_checkpoint, cinterval)) {
+      ensure_finite();
+      write_checkpoint();
+      while (reached(next_checkpoint, cinterval)) ++next_checkpoint;
+      wrote = true;
+    }
+    const bool stop = stop_signal().load() != 0 || (options.stop_after_steps > 0 && taken >= options.stop_after_steps);
+    if (stop && t < T) {
+      ensure_finite();
+      write_checkpoint();
+      summary.interrupted = true;
+      const int signal = stop_signal().load();
+      log << "\n[rtdg] " << (signal == SIGINT ? "interrupted (SIGINT)" : signal == SIGTERM ? "terminated (SIGTERM)" : "stopped")
+          << " at step " << step << ", t = " << format_number(t) << "; continue with: rtdg run --restart "
+          << summary.last_checkpoint.string() << "\n";
+      break;
+    }
+    if (wrote) output_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - io_start).count();
+    if (progress.due(step)) {
+      backend.synchronize();
+      ensure_finite();
+      progress.line(t, step);
+    }
+  }
+  backend.synchronize();
+  const double loop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count();
+  progress.finish();
+
+  if (!summary.interrupted) {
+    ensure_finite();
+    if (!snapshot_at_end && taken > 0) write_snapshot(interval > 0 ? next_output : 1);
+    write_checkpoint();
+  }
+  summary.steps = taken;
+  summary.final_step = step;
+  summary.time = t;
+  summary.wall_seconds = std::max(0.0, loop_seconds - output_seconds);
+  summary.seconds_per_step = taken ? summary.wall_seconds / static_cast<double>(taken) : 0;
+  summary.dofs_per_second =
+      summary.wall_seconds > 0 ? static_cast<double>(dofs) * static_cast<double>(taken) / summary.wall_seconds : 0;
+
+  nlohmann::json j = {{"steps", summary.steps},
+                      {"final_step", summary.final_step},
+                      {"time", summary.time},
+                      {"dt", summary.dt},
+                      {"wall_seconds", summary.wall_seconds},
+                      {"seconds_per_step", summary.seconds_per_step},
+                      {"dofs", summary.dofs},
+                      {"dofs_per_second", summary.dofs_per_second},
+                      {"backend", summary.backend},
+                      {"device", summary.device},
+                      {"precision", summary.precision},
+                      {"order", cfg.order},
+                      {"elements", s.disc.K},
+                      {"law", s.law.name},
+                      {"interrupted", summary.interrupted},
+                      {"last_checkpoint", summary.last_checkpoint.string()}};
+  if (summary.error) j["l2_error"] = *summary.error;
+  std::ofstream(output_dir / "summary.json") << j.dump(2) << "\n";
+  return summary;
+}
+
+std::string format_summary(const RunSummary& s) {
+  std::ostringstream out;
+  out << (s.interrupted ? "stopped" : "finished") << ": " << s.steps << " steps to t = " << format_number(s.time)
+      << " (dt " << format_number(s.dt) << ")";
+  if (s.steps > 0)
+    out << ", " << format_number(s.seconds_per_step * 1e3) << " ms/step, " << format_number(s.dofs_per_second)
+        << " DOF/s (" << s.dofs << " DOFs, " << s.backend << ", " << s.precision << ")";
+  if (s.error) out << "\nL2 error at the end: " << *s.error;
+  out << "\noutput: " << s.output_dir.string();
+  if (!s.pvd.empty()) out << "\n  ParaView series: " << s.pvd.string();
+  out << "\n  snapshots: " << (s.output_dir / "snapshots").string();
+  if (!s.last_checkpoint.empty()) out << "\n  checkpoint: " << s.last_checkpoint.string();
+  out << "\n  summary: " << (s.output_dir / "summary.json").string() << "\n";
+  return out.str();
+}
+
+}  // namespace rtdg::runner

@@ -1,0 +1,180 @@
+// `rtdg run` end to end on the host backend (runner/run.hpp).
+#include "run_support.hpp"
+
+#include <output/hdf5_solution.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace rtdg::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Quiet;
+
+// The 2D cavity, small and short: order 2 on the coarse square, outputs and checkpoints
+// every 0.1.
+std::vector<std::string> small_cavity(const fs::path& dir) {
+  return {"run.backend=host", "run.output_dir=\"" + dir.string() + "\"", "discretization.order=2", "mesh.parameters.h=0.5",
+          "time.final=0.3", "output.interval=0.1", "checkpoint.interval=0.1", "checkpoint.keep=5",
+          "output.vtu=false"};
+}
+
+RunOptions cavity_options(const fs::path& dir) {
+  RunOptions options;
+  options.config = test::data("maxwell/cavity2d.toml");
+  options.overrides = small_cavity(dir);
+  return options;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(Run, CavityReachesTheFinalTimeWithASmallError) {
+  const fs::path dir = test::scratch();
+  Quiet quiet;
+  const RunSummary summary = quiet.run(cavity_options(dir));
+  EXPECT_FALSE(summary.interrupted);
+  EXPECT_EQ(summary.time, 0.3);  // the last step lands exactly on the final time
+  ASSERT_TRUE(summary.error.has_value());
+  EXPECT_LT(*summary.error, 0.03);  // order 2 on h = 0.5: 0.012
+  EXPECT_TRUE(fs::exists(dir / "config.toml"));
+  EXPECT_TRUE(fs::exists(dir / "summary.json"));
+  for (int i = 0; i <= 3; ++i) {
+    char name[64];
+    std::snprintf(name, sizeof name, "cavity2d_%04d.h5", i);
+    const output::Solution sol = output::read_solution(dir / "snapshots" / name);
+    EXPECT_NEAR(sol.time, 0.1 * i, 1e-12) << name;  // snapshots land on the output times
+  }
+  const output::Solution last = output::read_solution(summary.last_checkpoint);
+  EXPECT_EQ(last.time, 0.3);
+  EXPECT_EQ(last.step, summary.final_step);
+  EXPECT_NE(last.effective_config.find("[discretization]"), std::string::npos);
+}
+
+TEST(Run, RestartReproducesTheUninterruptedRunBitForBit) {
+  const fs::path straight = test::scratch() / "straight";
+  const fs::path broken = straight.parent_path() / "broken";
+  Quiet quiet;
+  const RunSummary full = quiet.run(cavity_options(straight));
+
+  RunOptions first = cavity_options(broken);
+  first.stop_after_steps = 17;  // stops between checkpoints, as a signal would
+  const RunSummary stopped = quiet.run(first);
+  ASSERT_TRUE(stopped.interrupted);
+  EXPECT_EQ(stopped.final_step, 17);
+
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  const RunSummary resumed = quiet.run(resume);
+  EXPECT_FALSE(resumed.interrupted);
+  EXPECT_EQ(resumed.final_step, full.final_step);
+  EXPECT_EQ(resumed.time, full.time);
+
+  const output::Solution a = output::read_solution(full.last_checkpoint);
+  const output::Solution b = output::read_solution(resumed.last_checkpoint);
+  EXPECT_TRUE(same_bits(a.values, b.values)) << "restarted run differs from the uninterrupted one";
+  // The snapshot written after the restart matches too.
+  const output::Solution sa = output::read_solution(straight / "snapshots" / "cavity2d_0003.h5");
+  const output::Solution sb = output::read_solution(broken / "snapshots" / "cavity2d_0003.h5");
+  EXPECT_TRUE(same_bits(sa.values, sb.values));
+}
+
+TEST(Run, FloatRunRestartsBitForBit) {
+  const fs::path straight = test::scratch() / "straight";
+  const fs::path broken = straight.parent_path() / "broken";
+  Quiet quiet;
+  RunOptions options = cavity_options(straight);
+  options.overrides.push_back("run.precision=float");
+  const RunSummary full = quiet.run(options);
+  RunOptions first = cavity_options(broken);
+  first.overrides.push_back("run.precision=float");
+  first.stop_after_steps = 9;
+  const RunSummary stopped = quiet.run(first);
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  const RunSummary resumed = quiet.run(resume);
+  EXPECT_TRUE(same_bits(output::read_solution(full.last_checkpoint).values,
+                        output::read_solution(resumed.last_checkpoint).values));
+}
+
+TEST(Run, BlowUpNamesStepTimeFieldAndElementAndKeepsTheLastGoodCheckpoint) {
+  const fs::path dir = test::scratch();
+  RunOptions options = cavity_options(dir);
+  // Far above the stable step: the solution overflows within a few hundred steps.
+  options.overrides.insert(options.overrides.end(),
+                           {"time.cfl=4.0", "time.final=100", "output.interval=0.5", "checkpoint.interval=0.5"});
+  Quiet quiet;
+  try {
+    quiet.run(options);
+    FAIL() << "expected the run to stop on a non-finite solution";
+  } catch (const RunFailure& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("at step "), std::string::npos) << text;
+    EXPECT_NE(text.find("t = "), std::string::npos) << text;
+    EXPECT_NE(text.find("field "), std::string::npos) << text;
+    EXPECT_NE(text.find("in element "), std::string::npos) << text;
+    const auto at = text.find("the last good checkpoint is ");
+    ASSERT_NE(at, std::string::npos) << text;
+    // The checkpoint named exists and holds finite values.
+    const std::string rest = text.substr(at + std::strlen("the last good checkpoint is "));
+    const fs::path file = rest.substr(0, rest.find(". "));
+    ASSERT_TRUE(fs::exists(file)) << file;
+    const output::Solution good = output::read_solution(file);
+    for (double v : good.values) ASSERT_TRUE(std::isfinite(v));
+  }
+}
+
+TEST(Run, ANewRunRefusesAnEarlierRunsFolderUnlessOverwrite) {
+  const fs::path dir = test::scratch();
+  Quiet quiet;
+  quiet.run(cavity_options(dir));
+  try {
+    quiet.run(cavity_options(dir));
+    FAIL() << "expected a refusal";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("--overwrite"), std::string::npos) << e.what();
+  }
+  RunOptions again = cavity_options(dir);
+  again.overwrite = true;
+  EXPECT_NO_THROW(quiet.run(again));
+}
+
+TEST(Run, BoundaryErrorsNameTheConfigLocationAndTheChoices) {
+  const fs::path dir = test::scratch();
+  RunOptions options = cavity_options(dir);
+  options.overrides.push_back("boundary={ wall = \"pec\" }");
+  Quiet quiet;
+  try {
+    quiet.run(options);
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("no boundary named 'wall'; its boundaries are: walls"), std::string::npos) << text;
+    EXPECT_NE(text.find("--set"), std::string::npos) << text;
+    EXPECT_NE(text.find("the mesh boundary 'walls' has no boundary condition"), std::string::npos) << text;
+  }
+}
+
+TEST(Run, UnknownConditionListsTheLawsConditions) {
+  const fs::path dir = test::scratch();
+  RunOptions options = cavity_options(dir);
+  options.overrides.push_back("boundary.walls=\"perfect\"");
+  Quiet quiet;
+  try {
+    quiet.run(options);
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("has no boundary condition 'perfect'; its conditions are: pec, pmc"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rtdg::runner
