@@ -203,12 +203,14 @@ void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, c
   w.line("RTCG_KERNEL(" + signature + ")");
   w.line("{");
   w.line("#if RTCG_CUDA");
-  w.line("  __shared__ real " + scratch + "_all[" + per_block + "]" + extents + ";");
+  // extents = [per_block][rows][columns]: the block's scratch; inner = one element's.
+  const std::string inner = extents.substr(extents.find(']') + 1);
+  w.line("  __shared__ real " + scratch + "_all" + extents + ";");
   w.line("  const int k = static_cast<int>(blockIdx.x) * " + per_block + " + static_cast<int>(threadIdx.y);");
   w.line("  const bool active = k < K;");
-  // The scratch of this element: drop the leading extent.
-  const std::string inner = extents.substr(extents.find(']') + 1);
-  w.line("  real (*" + scratch + ")" + inner + " = " + scratch + "_all[threadIdx.y];");
+  // A pointer to the element's rows: the extents after the first of `inner`.
+  const std::string row = inner.substr(inner.find(']') + 1);
+  w.line("  real (*" + scratch + ")" + row + " = " + scratch + "_all[threadIdx.y];");
   w.line("#define RTDG_NODES(i) for (int i = static_cast<int>(threadIdx.x); active && i < NP; i += static_cast<int>(blockDim.x))");
   w.line("#define RTDG_FACE_NODES(m) for (int m = static_cast<int>(threadIdx.x); active && m < NFN; m += static_cast<int>(blockDim.x))");
   w.line("#define RTDG_SYNC() __syncthreads()");

@@ -1,0 +1,68 @@
+// Every DG kernel source the generator makes compiles with NVRTC for sm_90 (no GPU needed):
+// each law in data/laws with all of its boundary conditions (and a plane wave where one reads
+// an incident field), at low and high orders, in float and double, for both layouts.
+#include "solver_support.hpp"
+
+#include <dg/element.hpp>
+#include <dg/incident.hpp>
+#include <dg/kernels.hpp>
+#include <rtcg/compiler.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace rtdg::dg {
+namespace {
+
+const Element& element(Shape shape, int N) {
+  static std::map<std::pair<Shape, int>, Element> cache;
+  auto it = cache.find({shape, N});
+  if (it == cache.end()) it = cache.emplace(std::pair{shape, N}, make_element(shape, N)).first;
+  return it->second;
+}
+
+TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  for (const char* name : {"advection", "acoustics", "maxwell2d_tm", "maxwell2d_te", "maxwell3d"}) {
+    const fluxes::Law law = test::law_file(name);
+    const Shape shape = law.dimension == 2 ? Shape::triangle : Shape::tetrahedron;
+    KernelSpec spec;
+    spec.law = &law;
+    spec.parameters = fluxes::resolve_parameters(law);
+    for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
+    if (std::string(name).rfind("maxwell", 0) == 0) {
+      const bool te = std::string(name) == "maxwell2d_te";  // E in the plane
+      spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, te ? 1.0 : 0.0, te ? 0.0 : 1.0}}, 1.0, 1.0, 0.0);
+    } else if (law.env.incident_components() > 0) {
+      // Other laws' incident fields: any DAG over x and t will do for compiling, sin(t) here.
+      fluxes::Lowered incident;
+      const fluxes::NodeId t = incident.dag.input({fluxes::InputKind::time, 0});
+      for (std::size_t c = 0; c < law.env.incident_components(); ++c)
+        incident.outputs.push_back(incident.dag.unary(fluxes::Op::sin, t));
+      spec.incident = incident;
+    }
+    for (int N : {1, 4, 10}) {
+      spec.element = &element(shape, N);
+      for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
+        for (const Layout layout : {Layout::field_major, Layout::element_major}) {
+          spec.scalar = scalar;
+          spec.plan.layout = layout;
+          GeneratedKernels kernels;
+          try {
+            kernels = generate_kernels(spec);
+          } catch (const std::exception& e) {
+            ADD_FAILURE() << name << " N=" << N << ": " << e.what();
+            continue;
+          }
+          rtcg::Program program;
+          program.name = kernels.name;
+          program.source = kernels.source;
+          EXPECT_NO_THROW((void)nvrtc->compile(program)) << kernels.name << "\n" << kernels.source;
+        }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rtdg::dg
