@@ -69,6 +69,10 @@ public:
   void set_state(std::span<const double> values);
   std::vector<double> state() const;
 
+  // Copies the state of the listed elements into `values` ([component][K][Np], size()), leaving
+  // the other entries as they are: what probes need without moving the whole state each step.
+  void copy_elements(std::span<const int> elements, std::span<double> values) const;
+
   // The law's initial condition ([initial], else [exact] at t = 0) and exact solution at the
   // nodes, [component][K][Np]. Throw fluxes::Error when the law gives none.
   std::vector<double> initial_values() const;

@@ -67,6 +67,7 @@ struct Engine {
   virtual ~Engine() = default;
   virtual void upload_state(const std::vector<double>& host_layout) = 0;  // in the kernel layout
   virtual std::vector<double> download_state() const = 0;                 // in the kernel layout
+  virtual void download_range(std::size_t offset, std::span<double> out) const = 0;  // kernel layout
   virtual void step(double t, double dt) = 0;
   virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
   virtual bool finite() const = 0;
@@ -145,6 +146,11 @@ struct EngineT final : Engine {
   std::vector<double> download_state() const override {
     const std::vector<T> values = q.to_host();
     return std::vector<double>(values.begin(), values.end());
+  }
+
+  void download_range(std::size_t offset, std::span<double> out) const override {
+    const std::vector<T> values = q.view().view(offset, out.size()).to_host();
+    std::copy(values.begin(), values.end(), out.begin());
   }
 
   void step(double t, double dt) override {
@@ -401,6 +407,20 @@ void Solver::set_state(std::span<const double> values) {
 }
 
 std::vector<double> Solver::state() const { return impl_->to_host_layout(impl_->engine->download_state()); }
+
+void Solver::copy_elements(std::span<const int> elements, std::span<double> values) const {
+  if (values.size() != size())
+    throw Error("copy_elements: the buffer holds " + std::to_string(values.size()) + " values, the state " +
+                std::to_string(size()));
+  const int K = impl_->disc.K, Np = impl_->disc.element.Np;
+  for (const int k : elements) {
+    if (k < 0 || k >= K) throw Error("copy_elements: element " + std::to_string(k) + " is out of range");
+    // An element's Np values of one component are contiguous in both layouts.
+    for (int c = 0; c < impl_->components; ++c)
+      impl_->engine->download_range(impl_->device_index(c, k, 0),
+                                    values.subspan(flat(c, K, k, Np, 0), static_cast<std::size_t>(Np)));
+  }
+}
 
 std::vector<double> Solver::initial_values() const {
   const fluxes::Lowered piece = fluxes::lower_initial(*impl_->setup.law, impl_->setup.parameters);

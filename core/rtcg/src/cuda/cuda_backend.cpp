@@ -92,10 +92,7 @@ public:
       : Module(std::move(binary)), backend_(backend), module_(module) {}
   ~CudaModule() override {
     // Cleanup never throws: a failed unload at exit is not worth dying for.
-    if (const auto* d = cuda::try_driver()) {
-      backend_.make_current();
-      d->cuModuleUnload(module_);
-    }
+    if (const auto* d = cuda::try_driver(); d && backend_.try_make_current()) d->cuModuleUnload(module_);
   }
   CudaModule(const CudaModule&) = delete;
   CudaModule& operator=(const CudaModule&) = delete;
@@ -169,11 +166,20 @@ CudaBackend::CudaBackend() : Backend(make_nvrtc_compiler(cuda_device_arch(device
 }
 
 CudaBackend::~CudaBackend() {
-  if (const auto* d = cuda::try_driver()) {
-    make_current();
+  // At process exit the driver may already be shut down (CUDA_ERROR_DEINITIALIZED): then
+  // there is nothing left to release, and a destructor must not throw.
+  if (const auto* d = cuda::try_driver(); d && try_make_current()) {
     if (stream_) d->cuStreamDestroy(stream_);
     d->cuDevicePrimaryCtxRelease(device_);
   }
+}
+
+bool CudaBackend::try_make_current() const noexcept {
+  const auto* d = cuda::try_driver();
+  if (!d) return false;
+  CUcontext current = nullptr;
+  if (d->cuCtxGetCurrent(&current) != CUDA_SUCCESS) return false;
+  return current == context_ || d->cuCtxSetCurrent(context_) == CUDA_SUCCESS;
 }
 
 void CudaBackend::make_current() const {

@@ -28,6 +28,8 @@ public:
 
   // Makes the primary context current on the calling thread (cheap; call before driver work).
   void make_current() const;
+  // The same for destructors: false (never a throw) when the driver is gone, e.g. at exit.
+  bool try_make_current() const noexcept;
   // The stream every launch and copy of this backend uses (stream-ordered in one sequence).
   CUstream stream() const noexcept { return stream_; }
   CUdevice device() const noexcept { return device_; }
