@@ -50,6 +50,12 @@ INSTANTIATE_TEST_SUITE_P(Maxwell2D, CavityConvergence,
                                            Convergence{"maxwell2d_tm", 5, 2, 4, 0.5}, Convergence{"maxwell2d_tm", 6, 2, 4, 0.5}),
                          [](const auto& param_info) { return "N" + std::to_string(param_info.param.N); });
 
+INSTANTIATE_TEST_SUITE_P(Maxwell2DTE, CavityConvergence,
+                         ::testing::Values(Convergence{"maxwell2d_te", 1, 4, 8, 0.5}, Convergence{"maxwell2d_te", 2, 4, 8, 0.5},
+                                           Convergence{"maxwell2d_te", 3, 4, 8, 0.5}, Convergence{"maxwell2d_te", 4, 2, 4, 0.5},
+                                           Convergence{"maxwell2d_te", 5, 2, 4, 0.5}, Convergence{"maxwell2d_te", 6, 2, 4, 0.5}),
+                         [](const auto& param_info) { return "N" + std::to_string(param_info.param.N); });
+
 INSTANTIATE_TEST_SUITE_P(Maxwell3D, CavityConvergence,
                          ::testing::Values(Convergence{"maxwell3d", 1, 2, 4, 0.2}, Convergence{"maxwell3d", 2, 2, 4, 0.2},
                                            Convergence{"maxwell3d", 3, 2, 4, 0.2}, Convergence{"maxwell3d", 4, 2, 3, 0.1},
