@@ -211,7 +211,16 @@ RunSummary run(const RunOptions& options) {
     output_dir = s.cfg.output_dir;
   }
   const config::RunConfig& cfg = s.cfg;
-  build(s, log);
+  try {
+    build(s, log);
+  } catch (const std::exception&) {
+    // Ctrl-C during set-up also stops a kernel compile in progress (the compiler is in the same
+    // process group): say that, not "compile failed".
+    if (const int signal = stop_signal().load())
+      throw std::runtime_error(std::string(signal == SIGINT ? "interrupted (SIGINT)" : "terminated") +
+                               " while setting up the run; nothing was written");
+    throw;
+  }
   dg::Solver& solver = *s.solver;
   rtcg::Backend& backend = solver.backend();
 
