@@ -138,10 +138,14 @@ void write_vtu(const std::filesystem::path& file, const Solution& solution) {
                      std::to_string(dg::max_order) + ")");
   }
   const vtkSmartPointer<vtkUnstructuredGrid> grid = make_grid(solution);
-  detail::publish_atomically(file, ".vtu", [&](const std::filesystem::path& temporary) {
+  // VTK writes into memory and we write the file, as for HDF5 (hdf5_solution.cpp): every I/O
+  // error is ours to report, and VTK's writer, which leaks when a file write fails, never
+  // meets one.
+  std::string text;
+  {
     vtkNew<vtkXMLUnstructuredGridWriter> writer;
     writer->SetInputData(grid);
-    writer->SetFileName(temporary.c_str());
+    writer->WriteToOutputStringOn();
     writer->SetDataModeToAppended();
     writer->EncodeAppendedDataOff();
     writer->SetCompressorTypeToZLib();
@@ -152,10 +156,12 @@ void write_vtu(const std::filesystem::path& file, const Solution& solution) {
     const int written = writer->Write();
     vtkObject::SetGlobalWarningDisplay(display);
     if (written != 1 || writer->GetErrorCode() != vtkErrorCode::NoError) {
-      fail(source, "VTK could not write " + temporary.string() + " (" +
+      fail(source, std::string("VTK could not write the file (") +
                        vtkErrorCode::GetStringFromErrorCode(writer->GetErrorCode()) + ")");
     }
-  });
+    text = writer->GetOutputString();
+  }
+  detail::write_file_atomically(file, text);
 }
 
 }  // namespace rtdg::output

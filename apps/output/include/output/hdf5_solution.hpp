@@ -21,9 +21,9 @@ namespace rtdg::output {
 // The layout version written; read_solution reads this version and older ones.
 inline constexpr int kSolutionFormatVersion = 1;
 
-// Writes the solution (checked first) atomically: a temporary file in the same folder,
-// flushed, closed, fsynced and renamed over `file`. On any failure the temporary is removed and
-// `file` is as it was. Float precision stores the values rounded to float. Throws output::Error
+// Writes the solution (checked first) atomically: HDF5 builds the file in memory, which is
+// written to a temporary file in the same folder, fsynced and renamed over `file` (the folder
+// fsynced too). On any failure the temporary is removed and `file` is as it was. Float precision stores the values rounded to float. Throws output::Error
 // naming the file.
 void write_solution(const std::filesystem::path& file, const Solution& solution);
 
