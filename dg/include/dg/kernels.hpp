@@ -66,6 +66,10 @@ struct GeneratedKernels {
 // incident field with no incident given) or when the plan does not fit (shared memory).
 GeneratedKernels generate_kernels(const KernelSpec& spec);
 
+// Whether any output of `piece` reads an input of this kind (e.g. a boundary condition that
+// reads the incident field).
+bool reads_input(const fluxes::Lowered& piece, fluxes::InputKind kind);
+
 // Shared memory the CUDA kernels may use statically per block.
 inline constexpr std::size_t max_static_shared_bytes = 48 * 1024;
 

@@ -30,14 +30,6 @@ std::string identifier_text(const std::string& text) {
 }
 
 
-bool uses(const Lowered& piece, InputKind kind) {
-  for (fluxes::NodeId id : fluxes::reachable(piece.dag, piece.outputs)) {
-    const fluxes::Node& node = piece.dag[id];
-    if (node.op == fluxes::Op::input && node.input.kind == kind) return true;
-  }
-  return false;
-}
-
 bool all_zero(const Lowered& piece) {
   return std::all_of(piece.outputs.begin(), piece.outputs.end(),
                      [&](fluxes::NodeId id) { return piece.dag.is_constant(id, 0.0); });
@@ -106,7 +98,7 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
   {
     auto loop = w.block("RTDG_NODES(i)");
     load_state(w, components, "k", "i", "u");
-    if (uses(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
     w.line("real F[NCOMP * DIM];");
     emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
     w.line("const real* g = drdx + k * (DIM * DIM);");
@@ -137,7 +129,7 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
   }
   if (pieces.has_source) {
     load_state(w, components, "k", "i", "u");
-    if (uses(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
     w.line("real S[NCOMP];");
     emit_piece(w, pieces.source, "S", "vs", spec.scalar);
     for (int c = 0; c < components; ++c)
@@ -167,15 +159,15 @@ void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
       w.line("const int kP = p / NP;");
       w.line("const int iP = p - kP * NP;");
       load_state(w, components, "kP", "iP", "uP");
-      if (uses(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
+      if (reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
       emit_piece(w, pieces.difference, "dF", "sf", spec.scalar);
     }
     for (std::size_t b = 0; b < pieces.boundary.size(); ++b) {
       const Lowered& piece = pieces.boundary[b];
       auto branch = w.block("else if (code == " + std::to_string(b + 1) + ")");
       w.line("// boundary condition '" + identifier_text(spec.conditions[b]->name) + "'");
-      const bool incident = uses(piece, InputKind::incident);
-      if (uses(piece, InputKind::coordinate) || (incident && uses(*spec.incident, InputKind::coordinate)))
+      const bool incident = reads_input(piece, InputKind::incident);
+      if (reads_input(piece, InputKind::coordinate) || (incident && reads_input(*spec.incident, InputKind::coordinate)))
         load_coordinates(w, dim, "iM");
       if (incident) {
         w.line("real inc[NINC];");
@@ -255,6 +247,14 @@ std::string shape_tag(Shape shape) {
 
 }  // namespace
 
+bool reads_input(const fluxes::Lowered& piece, fluxes::InputKind kind) {
+  for (fluxes::NodeId id : fluxes::reachable(piece.dag, piece.outputs)) {
+    const fluxes::Node& node = piece.dag[id];
+    if (node.op == fluxes::Op::input && node.input.kind == kind) return true;
+  }
+  return false;
+}
+
 GeneratedKernels generate_kernels(const KernelSpec& spec) {
   if (!spec.law) throw Error("generate_kernels: no law given");
   if (!spec.element) throw Error("generate_kernels: no reference element given");
@@ -276,7 +276,7 @@ GeneratedKernels generate_kernels(const KernelSpec& spec) {
   for (const fluxes::BoundaryCondition* condition : spec.conditions) {
     if (!condition) throw Error("generate_kernels: a null boundary condition");
     pieces.boundary.push_back(fluxes::lower_boundary_flux(law, *condition, spec.parameters));
-    if (uses(pieces.boundary.back(), InputKind::incident) && !spec.incident)
+    if (reads_input(pieces.boundary.back(), InputKind::incident) && !spec.incident)
       throw Error("the boundary condition '" + condition->name + "' of law '" + law.name +
                   "' reads an incident field, but the run defines none (set [incident] in the config)");
   }

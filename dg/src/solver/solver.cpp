@@ -112,6 +112,7 @@ struct EngineT final : Engine {
     surface = module->kernel("rtdg_surface");
     lserk = module->kernel("rtdg_lserk");
     ssp = module->kernel("rtdg_ssp");
+    update_shape_ = make_update_shape();
     q.fill(T(0));
     res.fill(T(0));
     rhs_.fill(T(0));
@@ -124,7 +125,12 @@ struct EngineT final : Engine {
     return shape;
   }
 
-  rtcg::LaunchShape update_shape() const {
+  // The update kernel's launch shape, fixed for the run: computed once, because device_info()
+  // is not free (the host backend reads /proc/cpuinfo) and launches are on the hot path.
+  rtcg::LaunchShape update_shape_{};
+  const rtcg::LaunchShape& update_shape() const { return update_shape_; }
+
+  rtcg::LaunchShape make_update_shape() const {
     rtcg::LaunchShape shape;
     const std::size_t block = static_cast<std::size_t>(std::max(32, plan.update_block_size));
     const std::size_t sms = static_cast<std::size_t>(std::max(1, backend.device_info().multiprocessors));
@@ -308,11 +314,9 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
 
   // Incident field: the plane wave enters at the mesh's most upstream point at t = 0.
   bool needs_incident = false;
-  for (const fluxes::BoundaryCondition* bc : s.conditions) {
-    const fluxes::Lowered piece = fluxes::lower_boundary_flux(law, *bc, setup.parameters);
-    for (fluxes::NodeId id : fluxes::reachable(piece.dag, piece.outputs))
-      if (piece.dag[id].op == fluxes::Op::input && piece.dag[id].input.kind == fluxes::InputKind::incident) needs_incident = true;
-  }
+  for (const fluxes::BoundaryCondition* bc : s.conditions)
+    needs_incident = needs_incident ||
+                     reads_input(fluxes::lower_boundary_flux(law, *bc, setup.parameters), fluxes::InputKind::incident);
   if (needs_incident) {
     if (!setup.incident)
       throw Error("a boundary condition in use reads the incident field, but the run defines none: set [incident] kind = "
