@@ -1,7 +1,9 @@
-// The DG kernel generator: one source, for both backends, holding the three kernels of a
-// time step with the order, node counts, field count and operator sizes written in as
-// constants (Hesthaven & Warburton's strong form on straight-sided simplices):
+// The DG kernel generator: one source, for both backends, holding the kernels of a time step
+// with the order, node counts, field count and operator sizes written in as constants
+// (Hesthaven & Warburton's strong form on straight-sided simplices). The plan (dg/plan.hpp)
+// picks the kernel family; the families live in dg/src/kernels/.
 //
+// Unfused (Plan::fusion == none, the default plan):
 //   rtdg_volume   rhs = S(u, x, t) - sum_a D_a G_a,  G_a = sum_d (dr_a/dx_d) F_d(u)
 //                 (the metric is constant per element, so it moves inside the derivative)
 //   rtdg_surface  rhs += LIFT (Fscale n.(F - F*)): gathers the interior trace u(vmapM) and the
@@ -9,6 +11,9 @@
 //                 boundary face (with the incident field where the condition reads one)
 //   rtdg_lserk    res = a res + dt rhs; u += b res          (LSERK4 stage)
 //   rtdg_ssp      out = alpha u0 + beta (u + dt rhs)         (SSP-RK3 stage)
+// Fused (Plan::fusion == stage; dg/src/kernels/fused.cpp has the details):
+//   rtdg_stage_lserk  res = a res + dt L(q); qo = q + b res   (q and qo distinct arrays)
+//   rtdg_stage_ssp    qo = alpha u0 + beta (q + dt L(q))
 //
 // Kernel arguments (T = float or double; K elements; Nfn = Nfaces * Nfp; n = components*K*Np):
 //   rtdg_volume (const T* q, T* rhs, const T* drdx [K][dim][dim], const T* xyz [dim][K][Np],
@@ -19,10 +24,16 @@
 //                const T* prm, T t, int K)
 //   rtdg_lserk  (T* q, T* res, const T* rhs, T a, T b, T dt, int n)
 //   rtdg_ssp    (T* out, const T* u0, const T* u, const T* rhs, T alpha, T beta, T dt, int n)
+//   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz,
+//                    const T* DT [dim][Np][Np] (D_a transposed), const T* LT [Nfn][Np] (LIFT
+//                    transposed), prm, T t, T a, T b, T dt, int K)
+//   rtdg_stage_ssp  (const T* q, const T* u0, T* qo, drdx, fgeo, vmapP, bcode, xyz, DT, LT,
+//                    prm, T t, T alpha, T beta, T dt, int K)
 //
-// On CUDA the volume and surface kernels run one thread per node (per face node in the
+// On CUDA the unfused volume and surface kernels run one thread per node (per face node in the
 // surface kernel's gather) and several elements per block, staging an element's fluxes in
-// shared memory; on host they are OpenMP loops over elements with the same statements.
+// shared memory; the fused kernels stage a block of elements in dynamic shared memory. On host
+// they are OpenMP loops over elements (or blocks of elements) with the same statements.
 #pragma once
 
 #include "dg/element.hpp"
@@ -60,6 +71,11 @@ struct GeneratedKernels {
   int surface_threads = 0;  // max(Np, Nfaces*Nfp)
   std::size_t volume_shared_bytes = 0;   // static shared memory per block (CUDA)
   std::size_t surface_shared_bytes = 0;
+  // The fused family (fusion == stage): its kernels' block size and dynamic shared memory.
+  Fusion fusion = Fusion::none;
+  int stage_elements_per_block = 0;
+  int stage_threads = 0;                // threads per block
+  std::size_t stage_shared_bytes = 0;   // dynamic shared memory per block
 };
 
 // Throws dg::Error when the spec is incomplete (no law or element, a condition reading an
@@ -70,7 +86,14 @@ GeneratedKernels generate_kernels(const KernelSpec& spec);
 // reads the incident field).
 bool reads_input(const fluxes::Lowered& piece, fluxes::InputKind kind);
 
-// Shared memory the CUDA kernels may use statically per block.
+// Shared memory the CUDA kernels may use statically per block, and dynamically (the opt-in
+// limit of sm_90; a device with less refuses the launch, which the tuner records).
 inline constexpr std::size_t max_static_shared_bytes = 48 * 1024;
+inline constexpr std::size_t max_dynamic_shared_bytes = 227 * 1024;
+
+// A digest of what the generated code computes for this law and element, independent of the
+// plan and of run-time values (mesh size, incident-wave constants): the generator's version
+// and the law's lowered pieces. The tuning database keys DG plans on it.
+std::string kernel_hash(const KernelSpec& spec);
 
 }  // namespace rtdg::dg

@@ -1,9 +1,14 @@
 // How the DG kernels lay out memory and map work to threads: a value the kernel generator
-// takes, so tuned plans (from the tuner's database) plug in without touching the solver.
+// takes, so tuned plans (from the tuning database) plug in without touching the solver. The
+// vocabulary is that of Kloeckner et al., "Nodal discontinuous Galerkin methods on graphics
+// processors" (2009) and hedge: layout, where operators live, loop slicing, fusion.
 //
-// The default plan is correct for every law, order and shape and reasonably fast: state stored
-// field-major, one thread per node, a few elements per thread block so a block holds at
-// least a warp's worth of nodes, operators (D, LIFT) read from global memory.
+// Every plan computes the same right-hand side to rounding; the default plan is the reference
+// the others are checked against (the tuner drops a variant that disagrees).
+//
+// The default plan is correct for every law, order and shape: three kernels per stage
+// (volume, surface, update), state stored field-major, one thread per node, a few elements
+// per thread block, operators (D, LIFT) read from global memory.
 #pragma once
 
 #include <string>
@@ -17,23 +22,61 @@ namespace rtdg::dg {
 //   element_major  ((k * components) + c) * Np + i   an element's components together
 enum class Layout : unsigned char { field_major, element_major };
 
+// Which kernels a Runge-Kutta stage launches.
+//   none   rtdg_volume, rtdg_surface, then the update: the right-hand side goes through
+//          global memory (written, read back, added to, read by the update)
+//   stage  one kernel per stage: volume + surface + update of a block of elements, the
+//          right-hand side held in registers; the state is ping-ponged between two arrays
+//          (read q_in and res, write q_out and res: the minimal four arrays of a stage)
+enum class Fusion : unsigned char { none, stage };
+
+// Where the fused kernel reads the reference operators D_r, D_s, D_t and LIFT from.
+//   global  global memory through the read-only data cache (transposed, so the threads of an
+//           element read consecutive addresses)
+//   shared  copied into shared memory by every block (fits up to about order 5 in double)
+enum class Operators : unsigned char { global, shared };
+
+// What the fused kernel differentiates.
+//   flux   the metric-folded fluxes G_a = sum_d (dr_a/dx_d) F_d(u): right for every law
+//   state  the state, then the flux of the gradient: div F(u) = sum_d F_d(du/dx_d). Right only
+//          when F is linear in u with constant coefficients (Maxwell, acoustics, advection);
+//          the generator checks that from the law's DAG and refuses it otherwise. Needs no
+//          flux scratch in shared memory and a third of the shared-memory reads.
+enum class Derivative : unsigned char { flux, state };
+
 struct Plan {
   Layout layout = Layout::field_major;
-  // Elements per thread block of the volume and surface kernels on CUDA (threads: Np or
-  // Nfaces*Nfp per element). 0: enough elements for about 128 threads.
+  Fusion fusion = Fusion::none;
+  // Unfused kernels: elements per thread block of the volume and surface kernels on CUDA
+  // (threads: Np or Nfaces*Nfp per element). 0: enough elements for about 128 threads.
   int volume_elements_per_block = 0;
   int surface_elements_per_block = 0;
-  // Threads per block of the Runge-Kutta update kernel.
+  // Threads per block of the Runge-Kutta update kernel (unfused).
   int update_block_size = 256;
+  // Fused stage kernel: elements per thread block (0: enough for about 128 threads), output
+  // nodes per thread (inline-parallel: a thread computes nodes i, i + T, i + 2T, ... of its
+  // element with T = ceil(Np / nodes_per_thread), reusing every operand it loads), where the
+  // operators live, and what is differentiated.
+  int stage_elements_per_block = 0;
+  int nodes_per_thread = 1;
+  Operators operators = Operators::global;
+  Derivative derivative = Derivative::flux;
 
-  // A short text for logs and the run summary, e.g. "field_major, volume 4/block, ...".
+  // A short text for logs, tables and the run summary, e.g.
+  // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
   std::string describe() const;
   friend bool operator==(const Plan&, const Plan&) = default;
 };
 
 const char* to_string(Layout layout);
-// "field_major" or "element_major"; throws dg::Error listing both otherwise.
+const char* to_string(Fusion fusion);
+const char* to_string(Operators operators);
+const char* to_string(Derivative derivative);
+// Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
+Fusion parse_fusion(const std::string& text);
+Operators parse_operators(const std::string& text);
+Derivative parse_derivative(const std::string& text);
 
 // Elements per block actually used for a kernel whose per-element thread count is
 // `threads_per_element`, given the plan's request (0: automatic).

@@ -18,6 +18,7 @@
 #include <fluxes/law.hpp>
 #include <rtcg/backend.hpp>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -61,6 +62,11 @@ public:
   rtcg::Backend& backend() const;
   const GeneratedKernels& kernels() const;
   const SolverSetup& setup() const;
+  // What the kernels are generated from (law, parameters, element, conditions in use, incident
+  // field, precision, plan), and each face's code in them ([K][Nfaces]: 0 interior, b + 1 the
+  // condition kernel_spec().conditions[b]).
+  const KernelSpec& kernel_spec() const;
+  const std::vector<std::int32_t>& face_codes() const;
   int components() const;
   std::vector<std::string> component_names() const;  // "E.x", ...
   std::size_t size() const;                         // components * K * Np
@@ -87,6 +93,11 @@ public:
 
   // One step of the integrator from time t to t + dt.
   void step(double t, double dt);
+  // Regenerates the kernels with another plan (same law, mesh, precision and integrator),
+  // keeping the state; the residual of the low-storage scheme is zeroed (call between steps).
+  // Throws dg::Error when the plan does not fit this law or order, rtcg errors when the new
+  // kernels do not compile. The tuner uses it to try plans on one set of device arrays.
+  void set_plan(const Plan& plan);
   // L(u, t) for the current state, [component][K][Np] (for tests).
   std::vector<double> rhs(double t);
 

@@ -3,6 +3,7 @@
 #include "dg/solver.hpp"
 
 #include "dg/error.hpp"
+#include "solver/geometry_arrays.hpp"
 
 #include <fluxes/evaluate.hpp>
 #include <fluxes/law_lowering.hpp>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -71,25 +73,25 @@ struct Engine {
   virtual void step(double t, double dt) = 0;
   virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
   virtual bool finite() const = 0;
+  virtual void replan(const GeneratedKernels& kernels, const Plan& plan,
+                      const std::function<std::vector<double>(const std::vector<double>&)>& relayout) = 0;
 };
 
-struct Geometry {
-  std::vector<double> drdx, xyz, D, LIFT, fgeo, prm;
-  std::vector<std::int32_t> vmapP, bcode;
-};
 
 template <class T>
 struct EngineT final : Engine {
   rtcg::Backend& backend;
-  const GeneratedKernels& generated;
+  GeneratedKernels generated;  // the kernels in use (a copy: set_plan swaps them)
   Integrator integrator;
   Plan plan;
   int K, dim, components;
   std::size_t n;
   std::shared_ptr<const rtcg::Module> module;
-  std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp;
-  rtcg::Array<T> q, rhs_, res, u1, u2;
-  rtcg::Array<T> drdx, xyz, D, LIFT, fgeo, prm;
+  std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp, stage_lserk, stage_ssp;
+  // q: the state. rhs_: L(q) (unfused), or scratch. q_alt: the fused kernels' output state
+  // (swapped with q after each stage). u1, u2: SSP-RK3 stage states.
+  rtcg::Array<T> q, rhs_, res, q_alt, u1, u2;
+  rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
 
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
@@ -97,31 +99,73 @@ struct EngineT final : Engine {
   EngineT(rtcg::Backend& b, const GeneratedKernels& kernels, const Geometry& geometry, Integrator integ,
           const Plan& p, int K_, int dim_, int components_, std::size_t n_)
       : backend(b), generated(kernels), integrator(integ), plan(p), K(K_), dim(dim_), components(components_), n(n_),
-        q(b, n_), rhs_(b, n_), res(b, n_), u1(b, integ == Integrator::ssprk3 ? n_ : 1),
+        q(b, n_), rhs_(b, n_), res(b, n_), q_alt(b, 1), u1(b, integ == Integrator::ssprk3 ? n_ : 1),
         u2(b, integ == Integrator::ssprk3 ? n_ : 1),
         drdx(rtcg::Array<T>::from_host(b, convert(geometry.drdx))), xyz(rtcg::Array<T>::from_host(b, convert(geometry.xyz))),
         D(rtcg::Array<T>::from_host(b, convert(geometry.D))), LIFT(rtcg::Array<T>::from_host(b, convert(geometry.LIFT))),
+        DT(rtcg::Array<T>::from_host(b, convert(geometry.DT))), LT(rtcg::Array<T>::from_host(b, convert(geometry.LT))),
         fgeo(rtcg::Array<T>::from_host(b, convert(geometry.fgeo))), prm(rtcg::Array<T>::from_host(b, convert(geometry.prm))),
         vmapP(rtcg::Array<std::int32_t>::from_host(b, geometry.vmapP)),
         bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)) {
-    rtcg::Program program;
-    program.name = kernels.name;
-    program.source = kernels.source;
-    module = backend.compile(program);
-    volume = module->kernel("rtdg_volume");
-    surface = module->kernel("rtdg_surface");
-    lserk = module->kernel("rtdg_lserk");
-    ssp = module->kernel("rtdg_ssp");
+    load_kernels();
     update_shape_ = make_update_shape();
     q.fill(T(0));
     res.fill(T(0));
     rhs_.fill(T(0));
   }
 
+  static std::shared_ptr<const rtcg::Module> compile(rtcg::Backend& b, const GeneratedKernels& kernels) {
+    rtcg::Program program;
+    program.name = kernels.name;
+    program.source = kernels.source;
+    return b.compile(program);
+  }
+
+  void load_kernels() { use(compile(backend, generated)); }
+
+  void use(std::shared_ptr<const rtcg::Module> compiled) {
+    module = std::move(compiled);
+    volume = surface = lserk = ssp = stage_lserk = stage_ssp = nullptr;
+    if (generated.fusion == Fusion::stage) {
+      stage_lserk = module->kernel("rtdg_stage_lserk");
+      stage_ssp = module->kernel("rtdg_stage_ssp");
+      if (q_alt.size() != n) q_alt = rtcg::Array<T>(backend, n);
+    } else {
+      volume = module->kernel("rtdg_volume");
+      surface = module->kernel("rtdg_surface");
+      lserk = module->kernel("rtdg_lserk");
+      ssp = module->kernel("rtdg_ssp");
+      if (q_alt.size() != 1) q_alt = rtcg::Array<T>(backend, 1);
+    }
+  }
+
+  // Switches to other kernels (same law, element and precision): the state is kept, moved to
+  // the new layout by the caller (`relayout` maps old kernel-layout values to new ones).
+  void replan(const GeneratedKernels& kernels, const Plan& p,
+              const std::function<std::vector<double>(const std::vector<double>&)>& relayout) {
+    auto compiled = compile(backend, kernels);  // may throw: nothing has changed yet
+    const std::vector<double> state = download_state();
+    generated = kernels;
+    plan = p;
+    use(std::move(compiled));
+    update_shape_ = make_update_shape();
+    upload_state(relayout(state));
+    res.fill(T(0));
+  }
+
   rtcg::LaunchShape element_shape(int threads, int per_block) const {
     rtcg::LaunchShape shape;
     shape.block = {static_cast<unsigned>(threads), static_cast<unsigned>(per_block), 1};
     shape.grid = {static_cast<unsigned>((K + per_block - 1) / per_block), 1, 1};
+    return shape;
+  }
+
+  rtcg::LaunchShape stage_shape() const {
+    rtcg::LaunchShape shape;
+    const int per_block = generated.stage_elements_per_block;
+    shape.block = {static_cast<unsigned>(generated.stage_threads), 1, 1};
+    shape.grid = {static_cast<unsigned>((K + per_block - 1) / per_block), 1, 1};
+    shape.shared_bytes = static_cast<unsigned>(generated.stage_shared_bytes);
     return shape;
   }
 
@@ -147,6 +191,20 @@ struct EngineT final : Engine {
                fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t), Kargs);
   }
 
+  // Fused LSERK stage: res = a res + dt L(in, t); out = in + b res.
+  void fused_lserk(const rtcg::Array<T>& in, rtcg::Array<T>& out, rtcg::Array<T>& r, double t, double a, double b, double dt) {
+    (*stage_lserk)(stage_shape(), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
+                   xyz.data(), DT.data(), LT.data(), prm.data(), static_cast<T>(t), static_cast<T>(a), static_cast<T>(b),
+                   static_cast<T>(dt), K);
+  }
+  // Fused SSP stage: out = alpha u0 + beta (in + dt L(in, t)).
+  void fused_ssp(const rtcg::Array<T>& in, const rtcg::Array<T>& u0, rtcg::Array<T>& out, double t, double alpha,
+                 double beta, double dt) {
+    (*stage_ssp)(stage_shape(), in.data(), u0.data(), out.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
+                 xyz.data(), DT.data(), LT.data(), prm.data(), static_cast<T>(t), static_cast<T>(alpha),
+                 static_cast<T>(beta), static_cast<T>(dt), K);
+  }
+
   void upload_state(const std::vector<double>& values) override { q.copy_from_host(convert(values)); }
 
   std::vector<double> download_state() const override {
@@ -160,18 +218,32 @@ struct EngineT final : Engine {
   }
 
   void step(double t, double dt) override {
+    const bool fused = generated.fusion == Fusion::stage;
     const int count = static_cast<int>(n);
     const T h = static_cast<T>(dt);
     if (integrator == Integrator::lserk4) {
-      for (int s = 0; s < 5; ++s) {
-        evaluate_rhs(q, t + Lserk4::c[static_cast<std::size_t>(s)] * dt);
-        (*lserk)(update_shape(), q.data(), res.data(), rhs_.data(), static_cast<T>(Lserk4::a[static_cast<std::size_t>(s)]), static_cast<T>(Lserk4::b[static_cast<std::size_t>(s)]),
+      for (std::size_t s = 0; s < 5; ++s) {
+        const double ts = t + Lserk4::c[s] * dt;
+        if (fused) {
+          fused_lserk(q, q_alt, res, ts, Lserk4::a[s], Lserk4::b[s], dt);
+          std::swap(q, q_alt);
+          continue;
+        }
+        evaluate_rhs(q, ts);
+        (*lserk)(update_shape(), q.data(), res.data(), rhs_.data(), static_cast<T>(Lserk4::a[s]), static_cast<T>(Lserk4::b[s]),
                  h, count);
       }
       return;
     }
     // Shu-Osher SSP-RK3: u1 = u + dt L(u, t); u2 = 3/4 u + 1/4 (u1 + dt L(u1, t + dt));
     // u = 1/3 u + 2/3 (u2 + dt L(u2, t + dt/2)), the last written to u1 and swapped in.
+    if (fused) {
+      fused_ssp(q, q, u1, t, 0.0, 1.0, dt);
+      fused_ssp(u1, q, u2, t + dt, 0.75, 0.25, dt);
+      fused_ssp(u2, q, u1, t + 0.5 * dt, 1.0 / 3.0, 2.0 / 3.0, dt);
+      std::swap(q, u1);
+      return;
+    }
     evaluate_rhs(q, t);
     (*ssp)(update_shape(), u1.data(), q.data(), q.data(), rhs_.data(), T(0), T(1), h, count);
     evaluate_rhs(u1, t + dt);
@@ -183,7 +255,9 @@ struct EngineT final : Engine {
   }
 
   std::vector<double> rhs(double t) override {
-    evaluate_rhs(q, t);
+    // Fused: a stage with a = 0, dt = 1 leaves L(q) in its residual argument (here rhs_).
+    if (generated.fusion == Fusion::stage) fused_lserk(q, q_alt, rhs_, t, 0.0, 0.0, 1.0);
+    else evaluate_rhs(q, t);
     const std::vector<T> values = rhs_.to_host();
     return std::vector<double>(values.begin(), values.end());
   }
@@ -199,6 +273,8 @@ struct Solver::Impl {
   SolverSetup setup;
   std::vector<const fluxes::BoundaryCondition*> conditions;
   std::optional<fluxes::Lowered> incident;
+  std::vector<std::int32_t> face_codes;  // [K][Nfaces]: 0 interior, b + 1 condition b
+  KernelSpec spec;  // what the kernels were generated from (set_plan regenerates with another plan)
   GeneratedKernels kernels;
   std::unique_ptr<Engine> engine;
   int components = 0;
@@ -303,14 +379,13 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
     throw Error("the solver got " + std::to_string(setup.parameters.size()) + " parameter values for the " +
                 std::to_string(law.parameters.size()) + " parameters of law '" + law.name + "'");
   s.components = static_cast<int>(law.state_components());
-  const int K = disc.K, Np = element.Np, dim = disc.dim, Nfaces = element.Nfaces, Nfp = element.Nfp;
+  const int K = disc.K, Np = element.Np, dim = disc.dim;
   const double total = static_cast<double>(s.components) * K * Np;
   if (total >= static_cast<double>(std::numeric_limits<std::int32_t>::max()))
     throw Error("the state has " + std::to_string(static_cast<long long>(total)) +
                 " values, more than the 2^31 - 1 that 32-bit kernel indices address; use fewer elements or a lower order");
 
-  Geometry geometry;
-  geometry.bcode = boundary_codes(disc, law, setup.boundaries, s.conditions);
+  std::vector<std::int32_t> geometry_codes = boundary_codes(disc, law, setup.boundaries, s.conditions);
 
   // Incident field: the plane wave enters at the mesh's most upstream point at t = 0.
   bool needs_incident = false;
@@ -348,40 +423,10 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   spec.scalar = setup.scalar;
   spec.plan = setup.plan;
   s.kernels = generate_kernels(spec);
+  s.spec = spec;
 
-  // Geometry in the kernels' layouts (see dg/kernels.hpp). Straight-sided elements: the
-  // metric, normals and Fscale are constant per element and face; node 0 and a face's first
-  // node stand for them.
-  const Eigen::MatrixXd* metric[3][3] = {{&disc.rx, &disc.ry, &disc.rz}, {&disc.sx, &disc.sy, &disc.sz}, {&disc.tx, &disc.ty, &disc.tz}};
-  geometry.drdx.resize(count(K, dim, dim));
-  for (int k = 0; k < K; ++k)
-    for (int a = 0; a < dim; ++a)
-      for (int d = 0; d < dim; ++d) geometry.drdx[flat(k, dim, a, dim, d)] = (*metric[a][d])(0, k);
-  const Eigen::MatrixXd* coordinates[3] = {&disc.x, &disc.y, &disc.z};
-  geometry.xyz.resize(count(dim, K, Np));
-  for (int d = 0; d < dim; ++d)
-    for (int k = 0; k < K; ++k)
-      for (int i = 0; i < Np; ++i) geometry.xyz[flat(d, K, k, Np, i)] = (*coordinates[d])(i, k);
-  const Eigen::MatrixXd* derivative[3] = {&element.Dr, &element.Ds, &element.Dt};
-  geometry.D.resize(count(dim, Np, Np));
-  for (int a = 0; a < dim; ++a)
-    for (int i = 0; i < Np; ++i)
-      for (int j = 0; j < Np; ++j) geometry.D[flat(a, Np, i, Np, j)] = (*derivative[a])(i, j);
-  const int Nfn = Nfaces * Nfp;
-  geometry.LIFT.resize(count(Np, Nfn));
-  for (int i = 0; i < Np; ++i)
-    for (int m = 0; m < Nfn; ++m) geometry.LIFT[flat(0, 0, i, Nfn, m)] = element.LIFT(i, m);
-  const Eigen::MatrixXd* normals[3] = {&disc.nx, &disc.ny, &disc.nz};
-  geometry.fgeo.resize(count(K, Nfaces, dim + 1));
-  for (int k = 0; k < K; ++k)
-    for (int f = 0; f < Nfaces; ++f) {
-      double* g = &geometry.fgeo[flat(k, Nfaces, f, dim + 1, 0)];
-      for (int d = 0; d < dim; ++d) g[d] = (*normals[d])(f * Nfp, k);
-      g[dim] = disc.Fscale(f * Nfp, k);
-    }
-  geometry.vmapP.assign(disc.vmapP.data(), disc.vmapP.data() + disc.vmapP.size());
-  geometry.prm = setup.parameters;
-  if (geometry.prm.empty()) geometry.prm.push_back(0.0);
+  Geometry geometry = kernel_geometry(disc, geometry_codes, setup.parameters);
+  s.face_codes = geometry.bcode;
 
   const std::size_t n = count(s.components, K, Np);
   if (setup.scalar == fluxes::ScalarType::float32)
@@ -397,6 +442,8 @@ const fluxes::Law& Solver::law() const { return *impl_->setup.law; }
 rtcg::Backend& Solver::backend() const { return impl_->backend; }
 const GeneratedKernels& Solver::kernels() const { return impl_->kernels; }
 const SolverSetup& Solver::setup() const { return impl_->setup; }
+const KernelSpec& Solver::kernel_spec() const { return impl_->spec; }
+const std::vector<std::int32_t>& Solver::face_codes() const { return impl_->face_codes; }
 int Solver::components() const { return impl_->components; }
 std::vector<std::string> Solver::component_names() const { return impl_->setup.law->component_names(); }
 std::size_t Solver::size() const {
@@ -459,6 +506,26 @@ double Solver::stable_dt(double cfl) const {
 }
 
 void Solver::step(double t, double dt) { impl_->engine->step(t, dt); }
+
+void Solver::set_plan(const Plan& plan) {
+  Impl& s = *impl_;
+  if (plan == s.setup.plan) return;
+  KernelSpec spec = s.spec;
+  spec.plan = plan;
+  GeneratedKernels kernels = generate_kernels(spec);
+  const Plan old_plan = s.setup.plan;
+  // The state moves from the old layout through the host layout to the new one.
+  auto relayout = [&](const std::vector<double>& values) {
+    s.setup.plan = old_plan;
+    const std::vector<double> host = s.to_host_layout(values);
+    s.setup.plan = plan;
+    return s.to_device_layout(host);
+  };
+  s.engine->replan(kernels, plan, relayout);
+  s.kernels = std::move(kernels);
+  s.spec = spec;
+  s.setup.plan = plan;
+}
 
 std::vector<double> Solver::rhs(double t) { return impl_->to_host_layout(impl_->engine->rhs(t)); }
 

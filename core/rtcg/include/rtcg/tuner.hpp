@@ -62,6 +62,10 @@ struct TimingOptions {
   std::size_t flush_bytes = 0;  // written between timed runs to evict caches; 0: twice the L2 (32 MiB on host)
   unsigned compile_threads = 0;  // 0: every CPU core
   bool check = true;            // run Job::check when the job has one
+  // Wall-clock budget for the whole tuning, compile included; 0: none. Once spent, the
+  // variants not yet timed are dropped with status "budget" (the default point is always
+  // timed first, so a tuning that ran out of time still has a winner).
+  double time_budget_seconds = 0;
 };
 
 struct TuningResult {
@@ -74,6 +78,7 @@ struct TuningResult {
   double compile_seconds = 0;
   double timing_seconds = 0;
   double bytes_per_run = 0;
+  bool budget_exhausted = false;       // some variants were not timed (TimingOptions::time_budget_seconds)
 
   const Timing& best() const;  // throws when there is no winner, listing why each was dropped
   TuningRecord record() const;  // what the database stores: every timing and the winner

@@ -216,6 +216,14 @@ TuningResult Tuner::tune(const Job& job) const {
   for (const std::size_t k : order) {
     Timing& timing = result.variants[k];
     if (!compiled[k]) continue;
+    if (options_.time_budget_seconds > 0 && points[k] != job.default_point &&
+        seconds_since(compile_start) > options_.time_budget_seconds) {
+      timing.status = "budget";
+      timing.reason = "not timed: the tuning's time budget of " + std::to_string(options_.time_budget_seconds) +
+                      " s was spent";
+      result.budget_exhausted = true;
+      continue;
+    }
     const Variant& variant = compiled[k]->variant;
     const Module& module = *compiled[k]->module;
     try {

@@ -1,0 +1,98 @@
+// Tuning the DG kernels: the plan space (dg/plan.hpp) as a search space of rtcg's tuner, the
+// job that scores each plan by the time of whole Runge-Kutta steps of a solver (hedge's joint
+// score: the kernels of a stage together, not each alone), and the choice of plan for a run
+// (the tuning database, tuning on the spot within a time budget, or the default plan).
+//
+//   dg::Solver solver(backend, disc, setup);          // built with the default plan
+//   auto choice = dg::choose_plan(solver, rtcg::tune::tune_mode(), db, {});
+//   solver.set_plan(choice.plan);                      // choose_plan leaves the solver on it
+//
+// Every variant is checked against the default plan before it is timed: from the same state,
+// one step's change of the state must agree to 1e-11 (double) or 1e-4 (float) relative to
+// its largest entry; a variant that does not is dropped with the difference found.
+#pragma once
+
+#include "dg/plan.hpp"
+#include "dg/solver.hpp"
+
+#include <rtcg/tuner.hpp>
+#include <rtcg/tuning_db.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rtdg::dg {
+
+// The values the tuner tries. Fused plans: every combination of the lists, limited to blocks
+// of min_threads..max_threads threads; derivative = state only for laws with a linear flux.
+// Unfused plans (the default's family): one per layout, elements per block automatic.
+struct PlanSpace {
+  std::vector<Layout> layouts{Layout::field_major, Layout::element_major};
+  bool unfused = true;
+  std::vector<int> elements_per_block{1, 2, 4, 8, 16, 32};
+  std::vector<int> nodes_per_thread{1, 2, 3, 4};
+  std::vector<Operators> operators{Operators::global, Operators::shared};
+  std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
+  int min_threads = 32;
+  int max_threads = 1024;
+
+  // The defaults above on CUDA; on host a small space (each variant is a C++ compile).
+  static PlanSpace for_backend(rtcg::BackendKind kind);
+};
+
+// The tuning database's family name for DG plans.
+inline constexpr const char* plan_family = "dg_stage";
+
+// Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
+// operators, derivative; enums as their integer values).
+rtcg::tune::Point point_of(const Plan& plan);
+Plan plan_of(const rtcg::tune::Point& point);
+
+// The search space for this solver's law and element.
+rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace& space);
+
+// Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
+// ceil(log2(K)).
+rtcg::tune::ProblemClass plan_problem(const Solver& solver);
+
+// The tuning job over `space` for `solver`: each run is one whole time step of the solver with
+// the variant's plan (Solver::set_plan), from a fixed state (the law's initial condition when
+// it gives a nonzero one, else pseudo-random values in [-1, 1]). The job holds a reference
+// to the solver; the solver's state is overwritten. bytes_per_run is the minimal traffic of a
+// step: stages x 4 state-sized arrays.
+struct PlanJob {
+  rtcg::tune::Job job;
+  int stages_per_step = 5;
+  double minimal_bytes_per_stage = 0;
+  double useful_flops_per_stage = 0;  // 2 x components x (dim Np + Nfaces Nfp) per node
+  std::shared_ptr<void> context;      // what the job's functions refer to
+};
+PlanJob make_plan_job(Solver& solver, const PlanSpace& space);
+
+// The minimal traffic of a stage (4 state-sized arrays) and its useful flops (the derivative
+// and lift products), for rates and rooflines.
+double minimal_stage_bytes(const Solver& solver);
+double useful_stage_flops(const Solver& solver);
+
+// What a run uses and why.
+struct PlanChoice {
+  Plan plan;
+  std::string source;  // e.g. "tuning database (exact match)", "tuned now: 24 variants in 8.1 s", "default (RTDG_TUNE=off)"
+  std::optional<rtcg::tune::TuningResult> tuned;  // when it was measured now
+};
+
+// off: the default plan. auto: the database's entry for this solver (falling back to the
+// nearest size class and the same architecture), else tuned now within budget_seconds and
+// stored. force: tuned now and stored. The solver is left on the chosen plan; its state is
+// overwritten when tuning ran (set it afterwards). A stored plan that no longer fits (e.g. a
+// different device's shared memory) falls back to the default with a warning in `source`.
+PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::TuningDb& db, double budget_seconds,
+                       const PlanSpace& space);
+
+// The variant table: plan, ms per step and per stage, GB/s against the minimal traffic,
+// GFLOP/s of useful work, and status; the winner marked.
+std::string format_plan_table(const rtcg::tune::TuningResult& result, const PlanJob& job);
+
+}  // namespace rtdg::dg

@@ -1,0 +1,63 @@
+// Pieces every DG kernel family shares (private to dg/src/kernels): the law's lowered
+// expressions, how generated code names their inputs, and the program prelude (scalar type,
+// sizes as constants, the state index macro, the face-node table). Each family (unfused.cpp,
+// fused.cpp, reference.cpp) writes its kernels on top of these, so the arithmetic of a flux or
+// boundary condition is emitted by one function whatever the loop structure around it.
+#pragma once
+
+#include "dg/kernels.hpp"
+
+#include <fluxes/law_lowering.hpp>
+#include <rtcg/source_writer.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rtdg::dg::kernels {
+
+// The law's expressions the kernels evaluate, lowered once per generation.
+struct Pieces {
+  fluxes::Lowered flux;                  // F: [c*dim + d]
+  fluxes::Lowered source;                // S: [c]
+  fluxes::Lowered difference;            // n.(F - F*): [c]
+  std::vector<fluxes::Lowered> boundary; // per condition in use: n.(F - F*) with its exterior state
+  bool has_source = false;
+};
+
+// Lowers the spec's law; throws dg::Error for a condition reading an incident field that the
+// spec does not give.
+Pieces lower_pieces(const KernelSpec& spec);
+
+// Law names and condition names are user text: only letters, digits and '_' of them reach
+// generated source (comments, program names), so no text from a file becomes code.
+std::string identifier_text(const std::string& text);
+
+// "dg_<law>_<shape>_N<order>_<f32|f64>".
+std::string program_name(const KernelSpec& spec);
+
+// Writes the emitted statements of `piece` with outputs named `output[i]`. Inputs are named
+// u[c] (state), uP[c] (exterior), nrm[d], xn[d], t, prm[p], inc[j]; `state_of`, when given,
+// names state component c instead (e.g. a gradient "gx[3]" in the fused kernel).
+using StateNames = std::function<std::string(std::size_t component)>;
+void emit_piece(rtcg::SourceWriter& w, const fluxes::Lowered& piece, const std::string& output,
+                const std::string& prefix, fluxes::ScalarType scalar, const StateNames& state_of = {});
+
+// `real <name>[NCOMP];` filled from q[QIDX(c, element, node)].
+void load_state(rtcg::SourceWriter& w, int components, const std::string& element, const std::string& node,
+                const std::string& name);
+// `real xn[DIM];` filled from xyz [dim][K][Np] at element k.
+void load_coordinates(rtcg::SourceWriter& w, int dim, const std::string& node);
+
+// The program prelude: a header comment, `real`, NP NFP NFACES NFN DIM NCOMP NINC, QIDX for
+// the plan's layout and the face-node table rtdg_fmask[NFN] (volume node of face node m).
+void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec);
+
+// The body of a surface face-node evaluation: with f, iM, k, m and u[] bound, writes dF[NCOMP]
+// = n.(F - F*) for an interior face (neighbour read through vmapP from q) or for the face's
+// boundary condition (code from bcode), and reads the face geometry into `fg` / nrm[].
+void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces);
+
+std::string join_ints(const std::vector<int>& values);
+
+}  // namespace rtdg::dg::kernels

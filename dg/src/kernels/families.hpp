@@ -1,0 +1,25 @@
+// The kernel families (private to dg/src/kernels): each writes its kernels into the program
+// and fills in the launch facts of GeneratedKernels it owns. generate.cpp picks them by plan.
+#pragma once
+
+#include "kernels/common.hpp"
+
+namespace rtdg::dg::kernels {
+
+// rtdg_volume, rtdg_surface (Plan::fusion == none): one thread per node, per-element scratch
+// in shared memory (dg/kernels.hpp has the signatures).
+void write_unfused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out);
+
+// rtdg_lserk, rtdg_ssp: the Runge-Kutta updates of the unfused plan.
+void write_updates(rtcg::SourceWriter& w);
+
+// rtdg_stage_lserk, rtdg_stage_ssp (Plan::fusion == stage): volume, surface and update of a
+// block of elements in one kernel.
+void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out);
+
+// Whether F(u) is linear in the state with constant coefficients (every path from a state
+// input to an output goes through +, -, negation, and products or quotients by terms that do
+// not depend on the state, position or time). Derivative::state needs it.
+bool flux_is_linear(const fluxes::Lowered& flux);
+
+}  // namespace rtdg::dg::kernels

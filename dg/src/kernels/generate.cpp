@@ -1,0 +1,132 @@
+// generate_kernels (dg/kernels.hpp): the prelude, then the kernel family the plan asks for.
+#include "kernels/families.hpp"
+
+#include "dg/error.hpp"
+
+#include <fluxes/dag.hpp>
+#include <rtcg/hash.hpp>
+
+#include <string_view>
+
+namespace rtdg::dg {
+
+bool reads_input(const fluxes::Lowered& piece, fluxes::InputKind kind) {
+  for (fluxes::NodeId id : fluxes::reachable(piece.dag, piece.outputs)) {
+    const fluxes::Node& node = piece.dag[id];
+    if (node.op == fluxes::Op::input && node.input.kind == kind) return true;
+  }
+  return false;
+}
+
+GeneratedKernels generate_kernels(const KernelSpec& spec) {
+  if (!spec.law) throw Error("generate_kernels: no law given");
+  if (!spec.element) throw Error("generate_kernels: no reference element given");
+  const fluxes::Law& law = *spec.law;
+  const Element& element = *spec.element;
+  if (law.dimension != element.dim)
+    throw Error("the law '" + law.name + "' is " + std::to_string(law.dimension) + "D but the mesh elements are " +
+                std::string(shape_name(element.shape)) + "s (" + std::to_string(element.dim) + "D)");
+  const kernels::Pieces pieces = kernels::lower_pieces(spec);
+
+  GeneratedKernels out;
+  out.name = kernels::program_name(spec);
+  out.fusion = spec.plan.fusion;
+  rtcg::SourceWriter w;
+  kernels::write_prelude(w, spec);
+  if (spec.plan.fusion == Fusion::stage) {
+    kernels::write_fused(w, spec, pieces, out);
+  } else {
+    kernels::write_unfused(w, spec, pieces, out);
+    kernels::write_updates(w);
+  }
+  out.source = w.str();
+  return out;
+}
+
+namespace kernels {
+
+bool flux_is_linear(const fluxes::Lowered& flux) {
+  // Per node: does it depend on the state (linearly: `linear`), on nothing that varies (a
+  // constant or parameter: `fixed`), or otherwise (`other`: products of state terms,
+  // functions of the state, position or time dependence).
+  enum class Kind : unsigned char { fixed, linear, other };
+  const fluxes::Dag& dag = flux.dag;
+  std::vector<Kind> kind(dag.size(), Kind::fixed);
+  for (fluxes::NodeId id = 0; id < dag.size(); ++id) {
+    const fluxes::Node& node = dag[id];
+    auto arg = [&](int a) { return kind[node.args[static_cast<std::size_t>(a)]]; };
+    Kind result = Kind::fixed;
+    switch (node.op) {
+      case fluxes::Op::constant: result = Kind::fixed; break;
+      case fluxes::Op::input:
+        switch (node.input.kind) {
+          case fluxes::InputKind::state: result = Kind::linear; break;
+          case fluxes::InputKind::parameter: result = Kind::fixed; break;
+          default: result = Kind::other; break;  // position, time: variable coefficients
+        }
+        break;
+      case fluxes::Op::negate: result = arg(0); break;
+      case fluxes::Op::add:
+      case fluxes::Op::subtract:
+        // A sum of linear terms is linear; linear plus a constant is affine, not linear.
+        if (arg(0) == Kind::other || arg(1) == Kind::other) result = Kind::other;
+        else if (arg(0) == arg(1)) result = arg(0);
+        else result = Kind::other;
+        break;
+      case fluxes::Op::multiply:
+        if (arg(0) == Kind::other || arg(1) == Kind::other) result = Kind::other;
+        else if (arg(0) == Kind::linear && arg(1) == Kind::linear) result = Kind::other;
+        else result = arg(0) == Kind::linear || arg(1) == Kind::linear ? Kind::linear : Kind::fixed;
+        break;
+      case fluxes::Op::divide:
+        if (arg(1) != Kind::fixed || arg(0) == Kind::other) result = Kind::other;
+        else result = arg(0);
+        break;
+      default: {
+        bool all_fixed = true;
+        for (int a = 0; a < fluxes::arity(node.op); ++a) all_fixed = all_fixed && arg(a) == Kind::fixed;
+        result = all_fixed ? Kind::fixed : Kind::other;
+      }
+    }
+    kind[id] = result;
+  }
+  for (fluxes::NodeId id : flux.outputs)
+    if (kind[id] == Kind::other) return false;
+  // An output that is a nonzero constant is affine (F = A u + b); zero outputs are fine.
+  for (fluxes::NodeId id : flux.outputs)
+    if (kind[id] == Kind::fixed && !dag.is_constant(id, 0.0)) return false;
+  return true;
+}
+
+}  // namespace kernels
+}  // namespace rtdg::dg
+
+namespace rtdg::dg {
+
+std::string kernel_hash(const KernelSpec& spec) {
+  if (!spec.law || !spec.element) throw Error("kernel_hash: no law or element given");
+  // Bump when any kernel family's generated code changes meaning or speed, so stored tuning
+  // results of the old generator are not reused.
+  static constexpr std::string_view generator_version = "rtdg-dg-kernels-2 (unfused, fused stage)";
+  // The incident wave's constants are left out: they do not change which plan wins.
+  const kernels::Pieces pieces = [&] {
+    fluxes::Lowered flux = fluxes::lower_volume_flux(*spec.law, spec.parameters);
+    kernels::Pieces p;
+    p.flux = std::move(flux);
+    p.source = fluxes::lower_source(*spec.law, spec.parameters);
+    p.difference = fluxes::lower_flux_difference(*spec.law, spec.parameters);
+    for (const fluxes::BoundaryCondition* condition : spec.conditions)
+      p.boundary.push_back(fluxes::lower_boundary_flux(*spec.law, *condition, spec.parameters));
+    return p;
+  }();
+  rtcg::SourceWriter text;
+  text.line(generator_version);
+  kernels::emit_piece(text, pieces.flux, "F", "f", spec.scalar);
+  kernels::emit_piece(text, pieces.source, "S", "s", spec.scalar);
+  kernels::emit_piece(text, pieces.difference, "dF", "d", spec.scalar);
+  for (std::size_t b = 0; b < pieces.boundary.size(); ++b)
+    kernels::emit_piece(text, pieces.boundary[b], "dF", "b" + std::to_string(b) + "_", spec.scalar);
+  return rtcg::Sha256::hex(text.str()).substr(0, 16);
+}
+
+}  // namespace rtdg::dg

@@ -1,0 +1,185 @@
+// The unfused kernels of the default plan (Plan::fusion == none): rtdg_volume, rtdg_surface,
+// and the Runge-Kutta updates. Every kernel body is written once: the CUDA and host variants
+// differ only in the prologue that binds the element index k and the node loops (RTDG_NODES /
+// RTDG_FACE_NODES and RTDG_SYNC), so the arithmetic cannot drift apart.
+#include "kernels/families.hpp"
+
+#include "dg/error.hpp"
+
+#include <sstream>
+
+namespace rtdg::dg::kernels {
+namespace {
+
+using fluxes::InputKind;
+
+void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
+  const int dim = spec.element->dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  {
+    auto loop = w.block("RTDG_NODES(i)");
+    load_state(w, components, "k", "i", "u");
+    if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    w.line("real F[NCOMP * DIM];");
+    emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
+    w.line("const real* g = drdx + k * (DIM * DIM);");
+    // G_a = sum_d (dr_a/dx_d) F_d, for each component.
+    for (int c = 0; c < components; ++c)
+      for (int a = 0; a < dim; ++a) {
+        std::string sum;
+        for (int d = 0; d < dim; ++d)
+          sum += (d ? " + " : "") + std::string("g[") + std::to_string(a * dim + d) + "] * F[" +
+                 std::to_string(c * dim + d) + "]";
+        w.line("G[" + std::to_string(c * dim + a) + "][i] = " + sum + ";");
+      }
+  }
+  w.line("RTDG_SYNC();");
+  auto loop = w.block("RTDG_NODES(i)");
+  w.line("real acc[NCOMP];");
+  for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] = 0;");
+  {
+    auto j_loop = w.block("for (int j = 0; j < NP; ++j)");
+    for (int a = 0; a < dim; ++a)
+      w.line("const real d" + std::to_string(a) + " = D[(" + std::to_string(a) + " * NP + i) * NP + j];");
+    for (int c = 0; c < components; ++c) {
+      std::string sum;
+      for (int a = 0; a < dim; ++a)
+        sum += (a ? " + " : "") + std::string("d") + std::to_string(a) + " * G[" + std::to_string(c * dim + a) + "][j]";
+      w.line("acc[" + std::to_string(c) + "] += " + sum + ";");
+    }
+  }
+  if (pieces.has_source) {
+    load_state(w, components, "k", "i", "u");
+    if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    w.line("real S[NCOMP];");
+    emit_piece(w, pieces.source, "S", "vs", spec.scalar);
+    for (int c = 0; c < components; ++c)
+      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = S[" + std::to_string(c) + "] - acc[" + std::to_string(c) + "];");
+  } else {
+    for (int c = 0; c < components; ++c)
+      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = -acc[" + std::to_string(c) + "];");
+  }
+}
+
+void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
+  const int components = static_cast<int>(spec.law->state_components());
+  {
+    auto loop = w.block("RTDG_FACE_NODES(m)");
+    w.line("const int f = m / NFP;");
+    w.line("const int iM = rtdg_fmask[m];");
+    load_state(w, components, "k", "iM", "u");
+    write_face_flux(w, spec, pieces);
+    for (int c = 0; c < components; ++c)
+      w.line("sF[" + std::to_string(c) + "][m] = fg[DIM] * dF[" + std::to_string(c) + "];");
+  }
+  w.line("RTDG_SYNC();");
+  auto loop = w.block("RTDG_NODES(i)");
+  w.line("real acc[NCOMP];");
+  for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] = 0;");
+  {
+    auto m_loop = w.block("for (int m = 0; m < NFN; ++m)");
+    w.line("const real l = LIFT[i * NFN + m];");
+    for (int c = 0; c < components; ++c)
+      w.line("acc[" + std::to_string(c) + "] += l * sF[" + std::to_string(c) + "][m];");
+  }
+  for (int c = 0; c < components; ++c)
+    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] += acc[" + std::to_string(c) + "];");
+}
+
+void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, const std::string& per_block,
+                          const std::string& scratch, const std::string& extents, const std::string& body) {
+  w.line("RTCG_KERNEL(" + signature + ")");
+  w.line("{");
+  w.line("#if RTCG_CUDA");
+  // extents = [per_block][rows][columns]: the block's scratch; inner = one element's.
+  const std::string inner = extents.substr(extents.find(']') + 1);
+  w.line("  __shared__ real " + scratch + "_all" + extents + ";");
+  w.line("  const int k = static_cast<int>(blockIdx.x) * " + per_block + " + static_cast<int>(threadIdx.y);");
+  w.line("  const bool active = k < K;");
+  // A pointer to the element's rows: the extents after the first of `inner`.
+  const std::string row = inner.substr(inner.find(']') + 1);
+  w.line("  real (*" + scratch + ")" + row + " = " + scratch + "_all[threadIdx.y];");
+  w.line("#define RTDG_NODES(i) for (int i = static_cast<int>(threadIdx.x); active && i < NP; i += static_cast<int>(blockDim.x))");
+  w.line("#define RTDG_FACE_NODES(m) for (int m = static_cast<int>(threadIdx.x); active && m < NFN; m += static_cast<int>(blockDim.x))");
+  w.line("#define RTDG_SYNC() __syncthreads()");
+  w.line("#else");
+  w.line("#pragma omp parallel for schedule(static)");
+  w.line("  for (int k = 0; k < K; ++k) {");
+  w.line("  real " + scratch + inner + ";");
+  w.line("#define RTDG_NODES(i) for (int i = 0; i < NP; ++i)");
+  w.line("#define RTDG_FACE_NODES(m) for (int m = 0; m < NFN; ++m)");
+  w.line("#define RTDG_SYNC()");
+  w.line("#endif");
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) w.line("  " + line);
+  w.line("#if RTCG_HOST");
+  w.line("  }");
+  w.line("#endif");
+  w.line("#undef RTDG_NODES");
+  w.line("#undef RTDG_FACE_NODES");
+  w.line("#undef RTDG_SYNC");
+  w.line("}");
+  w.line();
+}
+
+}  // namespace
+
+void write_unfused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out) {
+  const Element& element = *spec.element;
+  const int dim = element.dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  const int Np = element.Np, Nfn = element.Nfaces * element.Nfp;
+  out.volume_threads = Np;
+  out.surface_threads = std::max(Np, Nfn);
+  out.volume_elements_per_block = elements_per_block(spec.plan.volume_elements_per_block, out.volume_threads);
+  out.surface_elements_per_block = elements_per_block(spec.plan.surface_elements_per_block, out.surface_threads);
+  const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
+  out.volume_shared_bytes = real_bytes * static_cast<std::size_t>(out.volume_elements_per_block * components * dim * Np);
+  out.surface_shared_bytes = real_bytes * static_cast<std::size_t>(out.surface_elements_per_block * components * Nfn);
+  for (auto [bytes, kernel] : {std::pair{out.volume_shared_bytes, "volume"}, std::pair{out.surface_shared_bytes, "surface"}})
+    if (bytes > max_static_shared_bytes)
+      throw Error(std::string("the plan does not fit: the ") + kernel + " kernel needs " + std::to_string(bytes) +
+                  " bytes of shared memory per block (" + std::to_string(components) + " components, order " +
+                  std::to_string(element.N) + "), more than " + std::to_string(max_static_shared_bytes) +
+                  "; use fewer elements per block");
+
+  rtcg::SourceWriter volume;
+  volume.line("(void)xyz; (void)prm; (void)t;");
+  write_volume_body(volume, spec, pieces);
+  write_element_kernel(w,
+                       "rtdg_volume)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT drdx, "
+                       "const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT D, const real* RTCG_RESTRICT prm, real t, int K",
+                       std::to_string(out.volume_elements_per_block), "G", "[" + std::to_string(out.volume_elements_per_block) + "][NCOMP * DIM][NP]",
+                       volume.str());
+
+  rtcg::SourceWriter surface;
+  surface.line("(void)xyz; (void)prm; (void)t;");
+  write_surface_body(surface, spec, pieces);
+  write_element_kernel(w,
+                       "rtdg_surface)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT fgeo, "
+                       "const int* RTCG_RESTRICT vmapP, const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, "
+                       "const real* RTCG_RESTRICT LIFT, const real* RTCG_RESTRICT prm, real t, int K",
+                       std::to_string(out.surface_elements_per_block), "sF", "[" + std::to_string(out.surface_elements_per_block) + "][NCOMP][NFN]",
+                       surface.str());
+
+}
+
+void write_updates(rtcg::SourceWriter& w) {
+  w.line("RTCG_KERNEL(rtdg_lserk)(real* RTCG_RESTRICT q, real* RTCG_RESTRICT res, const real* RTCG_RESTRICT rhs, real a, real b, real dt, int n)");
+  {
+    auto body = w.block("");
+    auto loop = w.block("RTCG_GLOBAL_LOOP(i, n)");
+    w.line("const real r = a * res[i] + dt * rhs[i];");
+    w.line("res[i] = r;");
+    w.line("q[i] += b * r;");
+  }
+  w.line();
+  w.line("RTCG_KERNEL(rtdg_ssp)(real* RTCG_RESTRICT out, const real* RTCG_RESTRICT u0, const real* RTCG_RESTRICT u, const real* RTCG_RESTRICT rhs, real alpha, real beta, real dt, int n)");
+  {
+    auto body = w.block("");
+    auto loop = w.block("RTCG_GLOBAL_LOOP(i, n)");
+    w.line("out[i] = alpha * u0[i] + beta * (u[i] + dt * rhs[i]);");
+  }
+}
+
+}  // namespace rtdg::dg::kernels

@@ -1,0 +1,63 @@
+#include "solver/geometry_arrays.hpp"
+
+namespace rtdg::dg {
+namespace {
+
+constexpr std::size_t flat(long long a, long long B, long long b, long long C, long long c) {
+  return static_cast<std::size_t>((a * B + b) * C + c);
+}
+constexpr std::size_t count(long long a, long long b, long long c = 1) { return static_cast<std::size_t>(a * b * c); }
+
+}  // namespace
+
+Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> codes, const std::vector<double>& parameters) {
+  const Element& element = disc.element;
+  const int K = disc.K, Np = element.Np, dim = disc.dim, Nfaces = element.Nfaces, Nfp = element.Nfp;
+  Geometry geometry;
+  geometry.bcode = std::move(codes);
+  // Geometry in the kernels' layouts (see dg/kernels.hpp). Straight-sided elements: the
+  // metric, normals and Fscale are constant per element and face; node 0 and a face's first
+  // node stand for them.
+  const Eigen::MatrixXd* metric[3][3] = {{&disc.rx, &disc.ry, &disc.rz}, {&disc.sx, &disc.sy, &disc.sz}, {&disc.tx, &disc.ty, &disc.tz}};
+  geometry.drdx.resize(count(K, dim, dim));
+  for (int k = 0; k < K; ++k)
+    for (int a = 0; a < dim; ++a)
+      for (int d = 0; d < dim; ++d) geometry.drdx[flat(k, dim, a, dim, d)] = (*metric[a][d])(0, k);
+  const Eigen::MatrixXd* coordinates[3] = {&disc.x, &disc.y, &disc.z};
+  geometry.xyz.resize(count(dim, K, Np));
+  for (int d = 0; d < dim; ++d)
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < Np; ++i) geometry.xyz[flat(d, K, k, Np, i)] = (*coordinates[d])(i, k);
+  const Eigen::MatrixXd* derivative[3] = {&element.Dr, &element.Ds, &element.Dt};
+  geometry.D.resize(count(dim, Np, Np));
+  for (int a = 0; a < dim; ++a)
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < Np; ++j) geometry.D[flat(a, Np, i, Np, j)] = (*derivative[a])(i, j);
+  const int Nfn = Nfaces * Nfp;
+  geometry.LIFT.resize(count(Np, Nfn));
+  for (int i = 0; i < Np; ++i)
+    for (int m = 0; m < Nfn; ++m) geometry.LIFT[flat(0, 0, i, Nfn, m)] = element.LIFT(i, m);
+  // Transposed operators for the fused kernels: DT[a][j][i] = D_a(i, j), LT[m][i] = LIFT(i, m).
+  geometry.DT.resize(count(dim, Np, Np));
+  for (int a = 0; a < dim; ++a)
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < Np; ++j) geometry.DT[flat(a, Np, j, Np, i)] = (*derivative[a])(i, j);
+  geometry.LT.resize(count(Nfn, Np));
+  for (int m = 0; m < Nfn; ++m)
+    for (int i = 0; i < Np; ++i) geometry.LT[flat(0, 0, m, Np, i)] = element.LIFT(i, m);
+  const Eigen::MatrixXd* normals[3] = {&disc.nx, &disc.ny, &disc.nz};
+  geometry.fgeo.resize(count(K, Nfaces, dim + 1));
+  for (int k = 0; k < K; ++k)
+    for (int f = 0; f < Nfaces; ++f) {
+      double* g = &geometry.fgeo[flat(k, Nfaces, f, dim + 1, 0)];
+      for (int d = 0; d < dim; ++d) g[d] = (*normals[d])(f * Nfp, k);
+      g[dim] = disc.Fscale(f * Nfp, k);
+    }
+  geometry.vmapP.assign(disc.vmapP.data(), disc.vmapP.data() + disc.vmapP.size());
+  geometry.prm = parameters;
+  if (geometry.prm.empty()) geometry.prm.push_back(0.0);
+
+  return geometry;
+}
+
+}  // namespace rtdg::dg

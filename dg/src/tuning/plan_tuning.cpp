@@ -1,0 +1,338 @@
+// The DG plan tuning job (dg/tuning.hpp) on top of rtcg's tuner.
+#include "dg/tuning.hpp"
+
+#include "dg/error.hpp"
+#include "kernels/families.hpp"
+
+#include <fluxes/law_lowering.hpp>
+#include <rtcg/log.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <sstream>
+
+namespace rtdg::dg {
+namespace {
+
+using rtcg::tune::Point;
+
+bool is_single(const Solver& solver) { return solver.setup().scalar == fluxes::ScalarType::float32; }
+
+std::string scalar_tag(const Solver& solver) { return is_single(solver) ? "f32" : "f64"; }
+
+int stages_of(const Solver& solver) { return stages(solver.setup().integrator); }
+
+// Threads per element of the fused kernel for `nodes_per_thread`.
+int threads_per_element(int Np, int nodes_per_thread) { return (Np + nodes_per_thread - 1) / nodes_per_thread; }
+
+// What the job's functions share: the solver, the state every check starts from, and the
+// default plan's change of it over one step.
+struct Context {
+  Solver* solver = nullptr;
+  std::vector<double> start;      // host layout
+  std::vector<double> reference;  // default plan: state after one step - start
+  double t0 = 0;
+  double dt = 0;
+  double tolerance = 0;
+};
+
+std::vector<double> starting_state(const Solver& solver) {
+  try {
+    std::vector<double> initial = solver.initial_values();
+    const bool nonzero = std::any_of(initial.begin(), initial.end(), [](double v) { return v != 0.0; });
+    const bool finite = std::all_of(initial.begin(), initial.end(), [](double v) { return std::isfinite(v); });
+    if (nonzero && finite) return initial;
+  } catch (const std::exception&) {
+    // No initial condition: random values below.
+  }
+  std::mt19937_64 random(20261123);
+  std::vector<double> values(solver.size());
+  for (double& v : values) v = static_cast<double>(random() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  return values;
+}
+
+std::string plan_text(const Point& point) { return plan_of(point).describe(); }
+
+}  // namespace
+
+PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
+  PlanSpace space;
+  if (kind == rtcg::BackendKind::host) {
+    // On the host, elements per block and nodes per thread only reorder loops; the layout and
+    // the fusion are what matter, and every variant is a C++ compile of a second or more.
+    space.layouts = {Layout::field_major, Layout::element_major};
+    space.elements_per_block = {1, 8};
+    space.nodes_per_thread = {1};
+    space.operators = {Operators::global};
+    space.derivatives = {Derivative::flux, Derivative::state};
+    space.min_threads = 1;
+  }
+  return space;
+}
+
+Point point_of(const Plan& plan) {
+  const bool fused = plan.fusion == Fusion::stage;
+  return Point{{"fusion", static_cast<std::int64_t>(plan.fusion)},
+               {"layout", static_cast<std::int64_t>(plan.layout)},
+               {"elements", fused ? plan.stage_elements_per_block : 0},
+               {"nodes_per_thread", fused ? plan.nodes_per_thread : 1},
+               {"operators", fused ? static_cast<std::int64_t>(plan.operators) : 0},
+               {"derivative", fused ? static_cast<std::int64_t>(plan.derivative) : 0}};
+}
+
+Plan plan_of(const Point& point) {
+  auto value = [&](const char* name) -> int {
+    const auto it = point.find(name);
+    if (it == point.end()) throw Error(std::string("a DG plan point without '") + name + "': " + rtcg::tune::to_string(point));
+    return static_cast<int>(it->second);
+  };
+  Plan plan;
+  plan.fusion = value("fusion") ? Fusion::stage : Fusion::none;
+  plan.layout = value("layout") ? Layout::element_major : Layout::field_major;
+  if (plan.fusion == Fusion::stage) {
+    plan.stage_elements_per_block = value("elements");
+    plan.nodes_per_thread = value("nodes_per_thread");
+    plan.operators = value("operators") ? Operators::shared : Operators::global;
+    plan.derivative = value("derivative") ? Derivative::state : Derivative::flux;
+  }
+  return plan;
+}
+
+rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace& space) {
+  const int Np = solver.discretization().element.Np;
+  const bool linear = kernels::flux_is_linear(fluxes::lower_volume_flux(solver.law(), solver.setup().parameters));
+  auto ints = [](const auto& values) {
+    std::vector<std::int64_t> out;
+    for (const auto& v : values) out.push_back(static_cast<std::int64_t>(v));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  };
+  std::vector<std::int64_t> fusion = space.unfused ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{1};
+  std::vector<std::int64_t> elements = ints(space.elements_per_block);
+  elements.insert(elements.begin(), 0);  // the unfused plans' placeholder
+  std::vector<std::int64_t> derivative;
+  for (Derivative d : space.derivatives)
+    if (d == Derivative::flux || linear) derivative.push_back(static_cast<std::int64_t>(d));
+  if (derivative.empty()) derivative.push_back(0);
+  std::vector<std::int64_t> npt = ints(space.nodes_per_thread);
+  std::vector<std::int64_t> operators = ints(space.operators);
+  if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
+  if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
+  if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
+
+  rtcg::tune::SearchSpace out;
+  out.parameter("fusion", fusion)
+      .parameter("layout", ints(space.layouts))
+      .parameter("elements", elements)
+      .parameter("nodes_per_thread", npt)
+      .parameter("operators", operators)
+      .parameter("derivative", derivative);
+  out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
+    return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
+                                   p.at("derivative") == 0);
+  });
+  const int min_threads = space.min_threads, max_threads = space.max_threads;
+  out.constraint("fused: " + std::to_string(min_threads) + " <= threads per block <= " + std::to_string(max_threads) +
+                     ", nodes per thread <= Np",
+                 [=](const Point& p) {
+                   if (p.at("fusion") == 0) return true;
+                   const int npt_value = static_cast<int>(p.at("nodes_per_thread"));
+                   if (p.at("elements") == 0 || npt_value > Np) return false;
+                   const long long threads = p.at("elements") * threads_per_element(Np, npt_value);
+                   return threads >= min_threads && threads <= max_threads;
+                 });
+  return out;
+}
+
+rtcg::tune::ProblemClass plan_problem(const Solver& solver) {
+  const Discretization& disc = solver.discretization();
+  rtcg::tune::ProblemClass problem;
+  problem.kind = kernels::identifier_text(solver.law().name) + "/" + std::string(shape_name(disc.element.shape)) + "/N" +
+                 std::to_string(disc.element.N) + "/" + scalar_tag(solver) + "/" + to_string(solver.setup().integrator);
+  problem.size_class = disc.K > 1 ? static_cast<std::int64_t>(std::ceil(std::log2(static_cast<double>(disc.K)))) : 0;
+  return problem;
+}
+
+double minimal_stage_bytes(const Solver& solver) {
+  return 4.0 * static_cast<double>(solver.size()) * (is_single(solver) ? 4.0 : 8.0);
+}
+
+double useful_stage_flops(const Solver& solver) {
+  const Element& e = solver.discretization().element;
+  const double per_node = 2.0 * solver.components() * (e.dim * e.Np + e.Nfaces * e.Nfp);
+  return per_node * static_cast<double>(solver.discretization().K) * e.Np;
+}
+
+PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
+  auto context = std::make_shared<Context>();
+  Context& ctx = *context;
+  ctx.solver = &solver;
+  ctx.start = starting_state(solver);
+  ctx.tolerance = is_single(solver) ? 1e-4 : 1e-11;
+  ctx.t0 = 0.5;
+  solver.set_state(ctx.start);
+  try {
+    ctx.dt = solver.stable_dt(0.5);
+  } catch (const Error&) {
+    ctx.dt = 1e-3;
+  }
+
+  // The reference: the default plan's change of the state over one step.
+  const Plan original = solver.setup().plan;
+  solver.set_plan(Plan{});
+  solver.set_state(ctx.start);
+  solver.step(ctx.t0, ctx.dt);
+  ctx.reference = solver.state();
+  for (std::size_t i = 0; i < ctx.reference.size(); ++i) ctx.reference[i] -= ctx.start[i];
+  solver.set_plan(original);
+
+  PlanJob out;
+  out.context = context;
+  out.stages_per_step = stages_of(solver);
+  out.minimal_bytes_per_stage = minimal_stage_bytes(solver);
+  out.useful_flops_per_stage = useful_stage_flops(solver);
+
+  rtcg::tune::Job& job = out.job;
+  job.family = plan_family;
+  job.problem = plan_problem(solver);
+  job.template_hash = kernel_hash(solver.kernel_spec());
+  job.space = plan_search_space(solver, space);
+  job.default_point = point_of(Plan{});
+  job.bytes_per_run = out.minimal_bytes_per_stage * out.stages_per_step;
+  const KernelSpec base = solver.kernel_spec();
+  const int K = solver.discretization().K;
+  const bool ssp = solver.setup().integrator == Integrator::ssprk3;
+  job.generate = [base, K, ssp, context](const Point& point) {
+    KernelSpec spec = base;
+    spec.plan = plan_of(point);
+    const GeneratedKernels kernels = generate_kernels(spec);
+    rtcg::tune::Variant variant;
+    variant.program.name = kernels.name;
+    variant.program.source = kernels.source;
+    auto grid = [K](int per_block) { return static_cast<unsigned>((K + per_block - 1) / per_block); };
+    if (kernels.fusion == Fusion::stage) {
+      rtcg::LaunchShape shape;
+      shape.block = {static_cast<unsigned>(kernels.stage_threads), 1, 1};
+      shape.grid = {grid(kernels.stage_elements_per_block), 1, 1};
+      shape.shared_bytes = static_cast<unsigned>(kernels.stage_shared_bytes);
+      variant.launches.emplace_back(ssp ? "rtdg_stage_ssp" : "rtdg_stage_lserk", shape);
+    } else {
+      rtcg::LaunchShape volume, surface;
+      volume.block = {static_cast<unsigned>(kernels.volume_threads), static_cast<unsigned>(kernels.volume_elements_per_block), 1};
+      volume.grid = {grid(kernels.volume_elements_per_block), 1, 1};
+      surface.block = {static_cast<unsigned>(kernels.surface_threads), static_cast<unsigned>(kernels.surface_elements_per_block), 1};
+      surface.grid = {grid(kernels.surface_elements_per_block), 1, 1};
+      variant.launches.emplace_back("rtdg_volume", volume);
+      variant.launches.emplace_back("rtdg_surface", surface);
+    }
+    // The variant's plan goes into the solver at its first run (the tuner's checked run,
+    // before any timed one); every run is then one step. Only run() touches the solver:
+    // generate() runs on several threads at once.
+    const Plan plan = spec.plan;
+    variant.run = [plan, context](const rtcg::Module&) {
+      context->solver->set_plan(plan);
+      context->solver->step(context->t0, context->dt);
+    };
+    return variant;
+  };
+  job.reset = [context] { context->solver->set_state(context->start); };
+  job.check = [context]() -> std::string {
+    const std::vector<double> state = context->solver->state();
+    double scale = 0, worst = 0;
+    std::size_t where = 0;
+    for (std::size_t i = 0; i < state.size(); ++i) {
+      scale = std::max(scale, std::abs(context->reference[i]));
+      const double difference = std::abs((state[i] - context->start[i]) - context->reference[i]);
+      if (!(difference <= worst)) {
+        worst = difference;
+        where = i;
+      }
+    }
+    if (worst <= context->tolerance * scale) return {};
+    char text[200];
+    std::snprintf(text, sizeof text, "one step differs from the default plan's by %.3g (relative %.3g > %.1g) at value %zu",
+                  worst, scale > 0 ? worst / scale : worst, context->tolerance, where);
+    return text;
+  };
+  return out;
+}
+
+PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::TuningDb& db, double budget_seconds,
+                       const PlanSpace& space) {
+  PlanChoice choice;
+  if (mode == rtcg::tune::TuneMode::off) {
+    choice.source = "default (RTDG_TUNE=off)";
+    solver.set_plan(choice.plan);
+    return choice;
+  }
+  const auto device = rtcg::tune::DeviceFingerprint::of(solver.backend());
+  const std::string hash = kernel_hash(solver.kernel_spec());
+  const rtcg::tune::ProblemClass problem = plan_problem(solver);
+  if (mode == rtcg::tune::TuneMode::automatic) {
+    const rtcg::tune::Lookup found = db.lookup(device, plan_family, hash, problem, point_of(Plan{}));
+    if (found.step != rtcg::tune::LookupStep::builtin_default) {
+      choice.plan = plan_of(found.point);
+      choice.source = std::string("tuning database (") + rtcg::tune::to_string(found.step) + ", " +
+                      (found.record ? found.record->problem.describe() + ", " + found.record->created : std::string()) + ")";
+      try {
+        solver.set_plan(choice.plan);
+        return choice;
+      } catch (const std::exception& error) {
+        choice.plan = Plan{};
+        choice.source = "default (the stored plan '" + plan_of(found.point).describe() + "' does not fit: " + error.what() + ")";
+        solver.set_plan(choice.plan);
+        return choice;
+      }
+    }
+  }
+  const PlanJob job = make_plan_job(solver, space);
+  rtcg::tune::TimingOptions options;
+  options.time_budget_seconds = budget_seconds;
+  const rtcg::tune::Tuner tuner(solver.backend(), options);
+  const auto start = std::chrono::steady_clock::now();
+  rtcg::tune::TuningResult result = tuner.tune(job.job);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const rtcg::tune::Timing& best = result.best();
+  choice.plan = plan_of(best.point);
+  std::ostringstream source;
+  source.precision(3);
+  source << "tuned now: " << result.variants.size() << " variants in " << seconds << " s";
+  if (result.budget_exhausted) source << " (time budget spent; some variants not timed)";
+  choice.source = source.str();
+  db.store(result.record());
+  solver.set_plan(choice.plan);
+  choice.tuned = std::move(result);
+  return choice;
+}
+
+std::string format_plan_table(const rtcg::tune::TuningResult& result, const PlanJob& job) {
+  std::ostringstream text;
+  char line[400];
+  std::snprintf(line, sizeof line, "%-100s %10s %10s %9s %9s  %s\n", "plan", "ms/step", "ms/stage", "GB/s", "GFLOP/s", "status");
+  text << line;
+  for (std::size_t k = 0; k < result.variants.size(); ++k) {
+    const rtcg::tune::Timing& t = result.variants[k];
+    const bool winner = result.winner && *result.winner == k;
+    std::string status = t.ok() ? (winner ? "winner" : (t.stopped_early ? "ok (stopped early)" : "ok")) : t.status + ": " + t.reason;
+    if (t.ok()) {
+      const double stage_ms = t.median_ms / job.stages_per_step;
+      std::snprintf(line, sizeof line, "%-100s %10.4f %10.4f %9.1f %9.1f  %s\n", plan_text(t.point).c_str(), t.median_ms,
+                    stage_ms, job.minimal_bytes_per_stage / (stage_ms * 1e6), job.useful_flops_per_stage / (stage_ms * 1e6),
+                    status.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%-100s %10s %10s %9s %9s  %s\n", plan_text(t.point).c_str(), "-", "-", "-", "-",
+                    status.c_str());
+    }
+    text << line;
+  }
+  std::snprintf(line, sizeof line, "%zu variants, compile %.1f s, timing %.1f s\n", result.variants.size(),
+                result.compile_seconds, result.timing_seconds);
+  text << line;
+  return text.str();
+}
+
+}  // namespace rtdg::dg

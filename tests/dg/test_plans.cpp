@@ -1,0 +1,184 @@
+// Every plan value computes the default plan's answer (host backend): the fused stage kernel
+// with each layout, blocking, slicing, operator place and derivative, against the unfused
+// default plan, for the right-hand side and for whole LSERK4 and SSP-RK3 steps; the plan's
+// text names and the refusal of derivative = state for a nonlinear flux.
+#include "solver_support.hpp"
+
+#include <dg/error.hpp>
+#include <dg/plan.hpp>
+#include <rtcg/backend.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace rtdg::dg {
+namespace {
+
+using test::Cavity;
+
+rtcg::Backend& host() { return rtcg::backend("host"); }
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double m = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+// A pseudo-random state: every term of the right-hand side is exercised, unlike a smooth mode.
+std::vector<double> random_state(std::size_t n) {
+  std::mt19937_64 random(7);
+  std::vector<double> values(n);
+  for (double& v : values) v = static_cast<double>(random() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  return values;
+}
+
+Plan fused(Layout layout, int elements, int nodes_per_thread, Operators operators, Derivative derivative) {
+  Plan plan;
+  plan.fusion = Fusion::stage;
+  plan.layout = layout;
+  plan.stage_elements_per_block = elements;
+  plan.nodes_per_thread = nodes_per_thread;
+  plan.operators = operators;
+  plan.derivative = derivative;
+  return plan;
+}
+
+// Plans that between them take every value of every fused-plan field.
+std::vector<Plan> fused_plans() {
+  return {fused(Layout::field_major, 0, 1, Operators::global, Derivative::flux),
+          fused(Layout::element_major, 3, 2, Operators::shared, Derivative::flux),
+          fused(Layout::field_major, 2, 3, Operators::shared, Derivative::state),
+          fused(Layout::element_major, 1, 4, Operators::global, Derivative::state)};
+}
+
+struct PlanCase {
+  const char* law;
+  int n;  // elements per side of the cavity
+  int N;
+};
+
+class PlanAgreement : public ::testing::TestWithParam<PlanCase> {};
+
+TEST_P(PlanAgreement, RightHandSideAndStepsMatchTheDefaultPlan) {
+  const PlanCase c = GetParam();
+  for (const Integrator integrator : {Integrator::lserk4, Integrator::ssprk3}) {
+    Cavity reference(c.law, c.n, c.N, host(), 1.0, fluxes::ScalarType::float64, integrator);
+    const std::vector<double> start = random_state(reference.solver->size());
+    reference.solver->set_state(start);
+    const std::vector<double> rhs = reference.solver->rhs(0.25);
+    const double dt = reference.solver->stable_dt(0.5);
+    reference.solver->step(0.25, dt);
+    reference.solver->step(0.25 + dt, dt);
+    const std::vector<double> after = reference.solver->state();
+    std::vector<double> change = after;
+    for (std::size_t i = 0; i < change.size(); ++i) change[i] -= start[i];
+
+    for (const Plan& plan : fused_plans()) {
+      SCOPED_TRACE(plan.describe() + ", " + to_string(integrator));
+      Cavity other(c.law, c.n, c.N, host(), 1.0, fluxes::ScalarType::float64, integrator, plan);
+      other.solver->set_state(start);
+      EXPECT_LE(max_difference(other.solver->rhs(0.25), rhs), 1e-12 * max_abs(rhs));
+      other.solver->set_state(start);  // rhs() leaves the state alone, but be explicit
+      other.solver->step(0.25, dt);
+      other.solver->step(0.25 + dt, dt);
+      std::vector<double> other_change = other.solver->state();
+      for (std::size_t i = 0; i < other_change.size(); ++i) other_change[i] -= start[i];
+      EXPECT_LE(max_difference(other_change, change), 1e-11 * max_abs(change));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cavities, PlanAgreement,
+                         ::testing::Values(PlanCase{"maxwell2d_tm", 3, 4}, PlanCase{"maxwell3d", 2, 3}),
+                         [](const auto& p) { return std::string(p.param.law); });
+
+// set_plan switches kernels and layout in place: the state survives and the answers agree.
+TEST(SolverPlans, SetPlanKeepsTheStateAcrossLayouts) {
+  Cavity a("maxwell3d", 2, 2, host());
+  const std::vector<double> start = random_state(a.solver->size());
+  a.solver->set_state(start);
+  const std::vector<double> rhs = a.solver->rhs(0.0);
+  a.solver->set_plan(fused(Layout::element_major, 2, 2, Operators::shared, Derivative::state));
+  EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
+  EXPECT_LE(max_difference(a.solver->rhs(0.0), rhs), 1e-12 * max_abs(rhs));
+  a.solver->set_plan(Plan{});
+  EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
+}
+
+TEST(SolverPlans, DescribeAndParseNames) {
+  EXPECT_EQ(parse_fusion("stage"), Fusion::stage);
+  EXPECT_EQ(parse_operators("shared"), Operators::shared);
+  EXPECT_EQ(parse_derivative("state"), Derivative::state);
+  EXPECT_EQ(parse_layout("element_major"), Layout::element_major);
+  try {
+    parse_fusion("kernel");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "unknown fusion 'kernel'; valid values: none, stage");
+  }
+  const Plan plan = fused(Layout::element_major, 4, 2, Operators::shared, Derivative::state);
+  EXPECT_EQ(plan.describe(),
+            "fused stage, element_major, 4 elements/block, 2 nodes/thread, operators shared, derivative of the state");
+}
+
+// A plan that does not fit is refused with what to change.
+TEST(SolverPlans, OversizedPlansAreRefused) {
+  Cavity a("maxwell3d", 1, 3, host());  // Np = 20: 64 elements are 1280 threads
+  try {
+    a.solver->set_plan(fused(Layout::field_major, 64, 1, Operators::global, Derivative::flux));
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("more than 1024 threads per block"), std::string::npos) << error.what();
+  }
+}
+
+// derivative = state is right only for a linear flux; the generator refuses it otherwise.
+TEST(SolverPlans, StateDerivativeNeedsALinearFlux) {
+  const std::filesystem::path file = std::filesystem::path(::testing::TempDir()) / "burgers2d.toml";
+  std::ofstream(file) << R"LAW(name = "burgers2d"
+description = "inviscid Burgers along a fixed direction"
+dimension = 2
+max_wave_speed = "abs(u)"
+[fields]
+u = { shape = "scalar" }
+[volume_flux]
+u = "vec(1, 1)*u*u/2"
+[numerical_flux]
+form = "full"
+u = "dot(vec(1, 1), normal)*(u.int*u.int + u.ext*u.ext)/4 + 1/2*max(abs(u.int), abs(u.ext))*jump(u)"
+[boundary.outflow]
+u = "u.int"
+)LAW";
+  fluxes::Law law = fluxes::read_law(file.string());
+  mesh::Mesh m = mesh::build_mesh(test::box_mesh(2, 1));
+  Discretization disc = discretize(m, 2);
+  SolverSetup setup;
+  setup.law = &law;
+  setup.parameters = fluxes::resolve_parameters(law, {});
+  for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "outflow", ""});
+  Solver solver(host(), disc, setup);
+  solver.set_plan(fused(Layout::field_major, 1, 1, Operators::global, Derivative::flux));  // fine
+  try {
+    solver.set_plan(fused(Layout::field_major, 1, 1, Operators::global, Derivative::state));
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("the law 'burgers2d' has a nonlinear or position-dependent flux"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace rtdg::dg
