@@ -1,14 +1,19 @@
 // `rtdg tune <job>`: runs a named tuning job, prints every variant's time and the winner, and
 // stores the result in the tuning database (docs/tuning.md).
 #include "rtdg/command.hpp"
+#include "rtdg/dg_sweep.hpp"
 
+#include <dg/tuning.hpp>
+#include <runner/problem.hpp>
 #include <rtcg/array_tuning.hpp>
 #include <rtcg/backend.hpp>
 #include <rtcg/error.hpp>
 #include <rtcg/tuner.hpp>
 #include <rtcg/tuning_db.hpp>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -79,6 +84,59 @@ void run_tune(const TuneOptions& options) {
   }
 }
 
+struct TuneDgOptions {
+  std::string config;
+  std::string orders;  // empty: the config's order
+  std::string precision;  // empty: the config's precision
+  std::vector<std::string> overrides;
+};
+
+// rtdg tune dg: the DG plan space of the config's law and mesh, per order and precision; every
+// variant's time, the winner stored in the tuning database.
+void run_tune_dg(const TuneDgOptions& options) {
+  if (rtcg::tune::tune_mode() == rtcg::tune::TuneMode::off)
+    throw rtcg::Error("RTDG_TUNE=off disables tuning; unset it (auto) or set RTDG_TUNE=force");
+  auto problem = runner::load_problem(options.config, options.overrides);
+  const std::vector<int> orders = options.orders.empty() ? std::vector<int>{problem->cfg.order} : parse_orders(options.orders);
+  const std::vector<std::string> precisions =
+      options.precision.empty() ? std::vector<std::string>{problem->cfg.precision} : parse_precisions(options.precision);
+  auto& backend = rtcg::backend(problem->cfg.backend);
+  auto& db = rtcg::tune::global_tuning_db();
+  const auto space = dg::PlanSpace::for_backend(backend.kind());
+  const auto sweep_start = std::chrono::steady_clock::now();
+  std::vector<std::string> winners;
+  for (const std::string& precision : precisions) {
+    problem->set_precision(precision);
+    for (const int N : orders) {
+      problem->set_order(N);
+      const auto start = std::chrono::steady_clock::now();
+      dg::Solver solver(backend, problem->disc, problem->setup);
+      const dg::PlanJob job = dg::make_plan_job(solver, space);
+      const rtcg::tune::Tuner tuner(backend);
+      const rtcg::tune::TuningResult result = tuner.tune(job.job);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cout << "== " << problem->law.name << ", " << problem->disc.K << " "
+                << dg::shape_name(problem->disc.element.shape) << "s, order " << N << ", " << precision << ", "
+                << backend.name() << " (" << backend.device_info().name << ")\n";
+      std::cout << dg::format_plan_table(result, job);
+      const rtcg::tune::Timing& best = result.best();
+      const rtcg::tune::Timing* reference = nullptr;
+      for (const auto& t : result.variants)
+        if (t.point == job.job.default_point && t.ok()) reference = &t;
+      char line[300];
+      std::snprintf(line, sizeof line, "order %d %s: %.4f ms/stage%s, %.1f s to tune: %s", N, precision.c_str(),
+                    best.median_ms / job.stages_per_step,
+                    reference ? (" (default plan " + std::to_string(reference->median_ms / best.median_ms).substr(0, 4) + "x slower)").c_str() : "",
+                    seconds, dg::plan_of(best.point).describe().c_str());
+      winners.push_back(line);
+      db.store(result.record());
+    }
+  }
+  std::cout << "== winners (stored in " << db.path().string() << ")\n";
+  for (const std::string& w : winners) std::cout << "  " << w << "\n";
+  std::printf("sweep: %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count());
+}
+
 void setup_tune(CLI::App& rtdg) {
   auto options = std::make_shared<TuneOptions>();
   auto* tune = rtdg.add_subcommand("tune", "Run a tuning job: time every variant, print the table, store the winner");
@@ -87,7 +145,17 @@ void setup_tune(CLI::App& rtdg) {
   tune->add_option("--type", options->type, "Element type: f32, f64, i32, i64")->capture_default_str();
   tune->add_option("--backend", options->backend, "cuda, host or auto")->capture_default_str();
   tune->add_flag("--list", options->list, "List the jobs and their search spaces");
-  tune->callback([options] { run_tune(*options); });
+  tune->callback([options, tune] {
+    if (!tune->get_subcommands().empty()) return;  // a subcommand (dg) ran instead
+    run_tune(*options);
+  });
+  auto dg_options = std::make_shared<TuneDgOptions>();
+  auto* dg = tune->add_subcommand("dg", "Tune the DG kernels of a run config: every plan per order and precision");
+  dg->add_option("config", dg_options->config, "the run's config file (TOML)")->required()->check(CLI::ExistingFile);
+  dg->add_option("--orders", dg_options->orders, "orders to tune, e.g. 1-7 or 2,4 (default: the config's)");
+  dg->add_option("--precision", dg_options->precision, "float, double or float,double (default: the config's)");
+  dg->add_option("--set", dg_options->overrides, "override a config value: dotted.key=value");
+  dg->callback([dg_options] { run_tune_dg(*dg_options); });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Every DG kernel source the generator makes compiles with NVRTC for sm_90 (no GPU needed):
 // each law in data/laws with all of its boundary conditions (and a plane wave where one reads
-// an incident field), at low and high orders, in float and double, for both layouts.
+// an incident field), at low and high orders, in float and double, for the unfused plan in
+// both layouts and the fused stage kernel with its choices.
 #include "solver_support.hpp"
 
 #include <dg/element.hpp>
@@ -45,9 +46,17 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
     for (int N : {1, 4, 10}) {
       spec.element = &element(shape, N);
       for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
-        for (const Layout layout : {Layout::field_major, Layout::element_major}) {
+        for (const int variant : {0, 1, 2, 3}) {
+          // The unfused plan in both layouts, and the fused stage kernel with its choices.
           spec.scalar = scalar;
-          spec.plan.layout = layout;
+          spec.plan = Plan{};
+          spec.plan.layout = variant % 2 ? Layout::element_major : Layout::field_major;
+          if (variant >= 2) {
+            spec.plan.fusion = Fusion::stage;
+            spec.plan.nodes_per_thread = variant == 2 ? 1 : 3;
+            spec.plan.operators = variant == 2 || N >= 8 ? Operators::global : Operators::shared;
+            spec.plan.derivative = variant == 3 ? Derivative::state : Derivative::flux;  // every law here is linear
+          }
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

@@ -1,0 +1,44 @@
+// A run's problem without its time loop: config, law, mesh, discretization and the solver set-up,
+// as `rtdg run` builds them, for the commands that make solvers of their own (`rtdg tune dg`,
+// `rtdg bench dg`).
+#pragma once
+
+#include <config/run_config.hpp>
+#include <dg/discretization.hpp>
+#include <dg/solver.hpp>
+#include <fluxes/law.hpp>
+#include <mesh/mesh.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rtdg::runner {
+
+struct Problem {
+  config::RunConfig cfg;
+  fluxes::Law law;
+  std::vector<double> parameters;
+  mesh::Mesh mesh;
+  dg::Discretization disc;
+  dg::SolverSetup setup;  // setup.law points at `law`: a Problem is not copied or moved
+
+  Problem() = default;
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  // Discretizes the mesh again at order N (cfg.order follows).
+  void set_order(int N);
+  // float or double (cfg.precision follows).
+  void set_precision(const std::string& precision);
+};
+
+// Reads the config (with --set overrides), the law and the mesh (meshing a .geo needs Gmsh),
+// and discretizes at the config's order. Throws with the file and location of a problem.
+std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides);
+
+// The plane wave of a config's [incident] table.
+dg::PlaneWave plane_wave(const config::Incident& incident);
+
+}  // namespace rtdg::runner

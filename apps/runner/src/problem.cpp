@@ -1,0 +1,62 @@
+#include "runner/problem.hpp"
+
+#include <dg/error.hpp>
+#include <fluxes/law_lowering.hpp>
+#include <mesh/load.hpp>
+
+namespace rtdg::runner {
+namespace {
+
+std::string location(const fluxes::Location& where) { return where.line > 0 ? fluxes::to_string(where) : where.file; }
+
+}  // namespace
+
+dg::PlaneWave plane_wave(const config::Incident& incident) {
+  dg::PlaneWave wave;
+  wave.direction = incident.direction;
+  wave.polarization = incident.polarization;
+  wave.wavenumber = incident.wavenumber;
+  wave.amplitude = incident.amplitude;
+  wave.envelope = incident.envelope == config::Envelope::ramp ? dg::Envelope::ramp : dg::Envelope::gaussian;
+  wave.ramp_periods = incident.ramp_periods;
+  wave.pulse_width = incident.pulse_width;
+  wave.pulse_delay = incident.pulse_delay;
+  return wave;
+}
+
+void Problem::set_order(int N) {
+  if (N == cfg.order && disc.K > 0) return;
+  disc = dg::discretize(mesh, N);
+  cfg.order = N;
+}
+
+void Problem::set_precision(const std::string& precision) {
+  if (precision != "float" && precision != "double")
+    throw dg::Error("unknown precision '" + precision + "'; valid values: float, double");
+  cfg.precision = precision;
+  setup.scalar = precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
+}
+
+std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides) {
+  auto p = std::make_unique<Problem>();
+  p->cfg = config::read_config(config, overrides);
+  const config::RunConfig& cfg = p->cfg;
+  p->law = fluxes::read_law(cfg.law_file);
+  p->parameters = fluxes::resolve_parameters(p->law, cfg.law_parameters);
+  mesh::LoadOptions load;
+  load.parameters = cfg.mesh_parameters;
+  load.periodic = cfg.periodic;
+  p->mesh = mesh::load_mesh(cfg.mesh_file, load);
+  p->disc = dg::discretize(p->mesh, cfg.order);
+  dg::SolverSetup& setup = p->setup;
+  setup.law = &p->law;
+  setup.parameters = p->parameters;
+  for (const config::BoundaryAssignment& b : cfg.boundaries)
+    setup.boundaries.push_back({b.mesh_name, b.condition, location(b.name_where)});
+  if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);
+  setup.scalar = cfg.precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
+  setup.integrator = dg::parse_integrator(cfg.integrator);
+  return p;
+}
+
+}  // namespace rtdg::runner

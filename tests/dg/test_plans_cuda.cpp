@@ -1,0 +1,93 @@
+// Every CUDA plan variant against the host (label gpu; skipped without a device): for orders
+// 1-7 in double and float, the CUDA default plan's right-hand side matches the host's, and the
+// DG tuning job over the whole CUDA plan space keeps every variant that fits (its check
+// compares one step of each with the CUDA default plan). A variant may be dropped only for
+// not fitting (shared memory, threads, registers), never for a wrong answer, a failed
+// compile or a failed run.
+#include "solver_support.hpp"
+
+#include <dg/tuning.hpp>
+#include <rtcg/backend.hpp>
+#include <rtcg/tuner.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace rtdg::dg {
+namespace {
+
+using test::Cavity;
+
+std::vector<double> random_state(std::size_t n) {
+  std::mt19937_64 random(3);
+  std::vector<double> values(n);
+  for (double& v : values) v = static_cast<double>(random() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  return values;
+}
+
+struct CudaCase {
+  const char* law;
+  int n;
+  int N;
+  fluxes::ScalarType scalar;
+};
+
+class CudaPlans : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  const bool single = c.scalar == fluxes::ScalarType::float32;
+  rtcg::Backend& cuda = rtcg::backend("cuda");
+  Cavity host_case(c.law, c.n, c.N, rtcg::backend("host"));
+  Cavity cuda_case(c.law, c.n, c.N, cuda, 1.0, c.scalar);
+  const std::vector<double> start = random_state(host_case.solver->size());
+  host_case.solver->set_state(start);
+  cuda_case.solver->set_state(start);
+  const std::vector<double> expected = host_case.solver->rhs(0.3), got = cuda_case.solver->rhs(0.3);
+  double scale = 0, worst = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    scale = std::max(scale, std::abs(expected[i]));
+    worst = std::max(worst, std::abs(expected[i] - got[i]));
+  }
+  EXPECT_LE(worst, (single ? 1e-4 : 1e-12) * scale);
+
+  const PlanJob job = make_plan_job(*cuda_case.solver, PlanSpace::for_backend(rtcg::BackendKind::cuda));
+  rtcg::tune::TimingOptions options;
+  options.warmup_runs = 0;
+  options.min_runs = 1;
+  options.max_runs = 1;
+  const rtcg::tune::TuningResult result = rtcg::tune::Tuner(cuda, options).tune(job.job);
+  int kept = 0;
+  for (const rtcg::tune::Timing& t : result.variants) {
+    const std::string plan = plan_of(t.point).describe();
+    EXPECT_TRUE(t.ok() || t.status == "generate" || t.status == "launch" || t.status == "spill")
+        << plan << ": " << t.status << ": " << t.reason;
+    if (t.status == "generate") {
+      EXPECT_NE(t.reason.find("does not fit"), std::string::npos) << plan << ": " << t.reason;
+    }
+    kept += t.ok() ? 1 : 0;
+  }
+  EXPECT_GE(kept, 2) << "fewer than two plans ran";
+}
+
+std::vector<CudaCase> cases() {
+  std::vector<CudaCase> out;
+  for (int N = 1; N <= 7; ++N) {
+    out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float64});
+    out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float32});
+  }
+  for (int N : {1, 4, 7}) out.push_back({"maxwell2d_tm", 3, N, fluxes::ScalarType::float64});
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, CudaPlans, ::testing::ValuesIn(cases()), [](const auto& p) {
+  return std::string(p.param.law) + "_N" + std::to_string(p.param.N) +
+         (p.param.scalar == fluxes::ScalarType::float32 ? "_f32" : "_f64");
+});
+
+}  // namespace
+}  // namespace rtdg::dg
