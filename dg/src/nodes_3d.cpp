@@ -17,7 +17,7 @@ namespace {
 using Array = Eigen::ArrayXd;
 using Vector3 = Eigen::RowVector3d;
 
-// Book Nodes3D, alpastore(N) for N = 1..15.
+// Book Nodes3D, alphastore(N) for N = 1..15 (checked digit by digit against Codes1.1 Nodes3D.m).
 constexpr std::array<double, 15> alpha_opt_tetrahedron = {
     0.0, 0.0, 0.0, 0.1002, 1.1332, 1.5608, 1.3413, 1.2577,
     1.1603, 1.10153, 0.6080, 0.4523, 0.8856, 0.8717, 0.9655};

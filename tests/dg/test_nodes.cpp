@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <vector>
 
 namespace rtdg::dg {
@@ -150,17 +152,105 @@ TEST(Nodes, TetrahedronFacesCarryTriangleWarpAndBlendNodesWithTheTetrahedronAlph
 }
 
 TEST(Nodes, AlphaTablesAreTheBooks) {
-  EXPECT_EQ(alpha_opt_2d(1), 0.0);
-  EXPECT_EQ(alpha_opt_2d(3), 1.4152);
-  EXPECT_EQ(alpha_opt_2d(10), 1.4773);
-  EXPECT_EQ(alpha_opt_2d(15), 1.6258);
+  // Every entry, as printed in the book's Codes1.1 (Nodes2D.m alpopt, Nodes3D.m alphastore).
+  // N = 6 of the triangle was 0.9808 before issue 14.
+  const std::array<double, 15> triangle = {0.0000, 0.0000, 1.4152, 0.1001, 0.2751, 0.9800, 1.0999, 1.2832,
+                                           1.3648, 1.4773, 1.4959, 1.5743, 1.5770, 1.6223, 1.6258};
+  const std::array<double, 15> tetrahedron = {0, 0, 0, 0.1002, 1.1332, 1.5608, 1.3413, 1.2577,
+                                              1.1603, 1.10153, 0.6080, 0.4523, 0.8856, 0.8717, 0.9655};
+  for (int N = 1; N <= 15; ++N) {
+    EXPECT_EQ(alpha_opt_2d(N), triangle[static_cast<std::size_t>(N - 1)]) << "N " << N;
+    EXPECT_EQ(alpha_opt_3d(N), tetrahedron[static_cast<std::size_t>(N - 1)]) << "N " << N;
+  }
   EXPECT_EQ(alpha_opt_2d(16), 5.0 / 3.0);
-  EXPECT_EQ(alpha_opt_3d(3), 0.0);
-  EXPECT_EQ(alpha_opt_3d(4), 0.1002);
-  EXPECT_EQ(alpha_opt_3d(10), 1.10153);
-  EXPECT_EQ(alpha_opt_3d(15), 0.9655);
   EXPECT_EQ(alpha_opt_3d(16), 1.0);
 }
+
+// Independent values of the book's triangle nodes (issue 14: rtdg's order-6 nodes were up to
+// 1.9e-5 away from them). Computed outside rtdg with the book's algorithm written afresh in
+// 50-digit arithmetic (mpmath), then rounded to double: LGL nodes as -1, 1 and the roots of
+// P_N'; Warpfactor as the Lagrange interpolant of (LGL - equispaced) through the equispaced
+// points, divided by 1 - r^2 (0 at |r| = 1); then Nodes2D and xytors, in outline (Python,
+// mpmath, mp.dps = 50):
+//
+//   for n in range(N + 1):            # L1 = n / N, the s index
+//     for m in range(N + 1 - n):      # L3 = m / N, the r index; L2 = 1 - L1 - L3
+//       x, y = -L2 + L3, (-L2 - L3 + 2 L1) / sqrt(3)
+//       w1 = 4 L2 L3 warp(L3 - L2) (1 + (alpha L1)^2)
+//       w2 = 4 L1 L3 warp(L1 - L3) (1 + (alpha L2)^2)
+//       w3 = 4 L1 L2 warp(L2 - L1) (1 + (alpha L3)^2)
+//       x += w1 + cos(2pi/3) w2 + cos(4pi/3) w3
+//       y += sin(2pi/3) w2 + sin(4pi/3) w3
+//       B1 = (sqrt3 y + 1) / 3, B2 = (-3x - sqrt3 y + 2) / 6, B3 = (3x - sqrt3 y + 2) / 6
+//       r, s = -B2 + B3 - B1, -B2 - B3 + B1
+//
+// The values below are the doubles nearest to the 50-digit results.
+
+// Book Nodes2D + xytors, N = 6, alpha = 0.9800: 28 nodes (r, s), row by row in s.
+constexpr std::array<std::array<double, 2>, 28> book_triangle_nodes_6 = {{
+    {-1.0, -1.0}, {-0.830223896278567, -1.0}, {-0.46884879347071423, -1.0}, {0.0, -1.0},
+    {0.46884879347071423, -1.0}, {0.830223896278567, -1.0}, {1.0, -1.0},
+    {-1.0, -0.830223896278567}, {-0.7695164961934414, -0.7695164961934414},
+    {-0.3647692565366892, -0.7440953960343213}, {0.10886465257101045, -0.7440953960343213},
+    {0.539032992386883, -0.7695164961934414}, {0.830223896278567, -0.830223896278567},
+    {-1.0, -0.46884879347071423}, {-0.7440953960343213, -0.3647692565366892},
+    {-0.3333333333333333, -0.3333333333333333}, {0.10886465257101045, -0.3647692565366892},
+    {0.46884879347071423, -0.46884879347071423},
+    {-1.0, 0.0}, {-0.7440953960343213, 0.10886465257101045}, {-0.3647692565366892, 0.10886465257101045},
+    {0.0, 0.0},
+    {-1.0, 0.46884879347071423}, {-0.7695164961934414, 0.539032992386883},
+    {-0.46884879347071423, 0.46884879347071423},
+    {-1.0, 0.830223896278567}, {-0.830223896278567, 0.830223896278567},
+    {-1.0, 1.0},
+}};
+
+// Book Nodes2D + xytors, N = 7, alpha = 1.0999: 36 nodes (r, s), row by row in s.
+constexpr std::array<std::array<double, 2>, 36> book_triangle_nodes_7 = {{
+    {-1.0, -1.0}, {-0.8717401485096066, -1.0}, {-0.5917001814331423, -1.0}, {-0.20929921790247888, -1.0},
+    {0.20929921790247888, -1.0}, {0.5917001814331423, -1.0}, {0.8717401485096066, -1.0}, {1.0, -1.0},
+    {-1.0, -0.8717401485096066}, {-0.8239961594276349, -0.8239961594276349},
+    {-0.5032840332609756, -0.8014294108916301}, {-0.10252973720973153, -0.794940525580537},
+    {0.3047134441526057, -0.8014294108916301}, {0.6479923188552699, -0.8239961594276349},
+    {0.8717401485096066, -0.8717401485096066},
+    {-1.0, -0.5917001814331423}, {-0.8014294108916301, -0.5032840332609756},
+    {-0.46507329442931156, -0.46507329442931156}, {-0.06985341114137686, -0.46507329442931156},
+    {0.3047134441526057, -0.5032840332609756}, {0.5917001814331423, -0.5917001814331423},
+    {-1.0, -0.20929921790247888}, {-0.794940525580537, -0.10252973720973153},
+    {-0.46507329442931156, -0.06985341114137686}, {-0.10252973720973153, -0.10252973720973153},
+    {0.20929921790247888, -0.20929921790247888},
+    {-1.0, 0.20929921790247888}, {-0.8014294108916301, 0.3047134441526057},
+    {-0.5032840332609756, 0.3047134441526057}, {-0.20929921790247888, 0.20929921790247888},
+    {-1.0, 0.5917001814331423}, {-0.8239961594276349, 0.6479923188552699},
+    {-0.5917001814331423, 0.5917001814331423},
+    {-1.0, 0.8717401485096066}, {-0.8717401485096066, 0.8717401485096066},
+    {-1.0, 1.0},
+}};
+
+template <std::size_t Np>
+void expect_book_triangle_nodes(int N, const std::array<std::array<double, 2>, Np>& book) {
+  const Eigen::MatrixXd nodes = nodes_2d(N);
+  ASSERT_EQ(nodes.rows(), static_cast<Eigen::Index>(Np));
+  for (std::size_t i = 0; i < Np; ++i) {
+    const auto n = static_cast<Eigen::Index>(i);
+    EXPECT_NEAR(nodes(n, 0), book[i][0], 1e-14) << "N " << N << " node " << i << " r";
+    EXPECT_NEAR(nodes(n, 1), book[i][1], 1e-14) << "N " << N << " node " << i << " s";
+  }
+}
+
+TEST(Nodes, TriangleNodesOfOrderSixAreTheBooks) {
+  expect_book_triangle_nodes(6, book_triangle_nodes_6);
+  // The test tells the nodes rtdg had before issue 14 (alpha 0.9808) from these.
+  const Eigen::MatrixXd old = xy_to_rs(nodes_2d_equilateral(6, 0.9808));
+  double farthest = 0;
+  for (std::size_t i = 0; i < book_triangle_nodes_6.size(); ++i) {
+    const auto n = static_cast<Eigen::Index>(i);
+    const auto& book = book_triangle_nodes_6[i];
+    farthest = std::max(farthest, std::hypot(old(n, 0) - book[0], old(n, 1) - book[1]));
+  }
+  EXPECT_NEAR(farthest, 1.9e-5, 0.1e-5);
+}
+
+TEST(Nodes, TriangleNodesOfOrderSevenAreTheBooks) { expect_book_triangle_nodes(7, book_triangle_nodes_7); }
 
 double condition_number(const Eigen::MatrixXd& A) {
   const Eigen::JacobiSVD<Eigen::MatrixXd> svd(A);

@@ -48,6 +48,7 @@ void write_contents(hid_t file, const Solution& s, const std::string& source) {
   h5::write_attribute(file, "step", s.step, source);
   h5::write_attribute(file, "field_names", s.names, source);
   for (const auto& [name, member] : provenance_attributes()) h5::write_attribute(file, name, s.*member, source);
+  h5::write_attribute(file, "node_set", std::string(kNodeSet), source);
 
   const std::vector<hsize_t> dims{static_cast<hsize_t>(s.K), static_cast<hsize_t>(s.Np)};
   {
@@ -82,7 +83,8 @@ int read_int(hid_t file, const char* name, const std::string& source) {
   return static_cast<int>(value);
 }
 
-Solution read_contents(hid_t file, const std::string& source) {
+// Refuses a file that is not an rtdg solution of a version this rtdg reads.
+void check_format(hid_t file, const std::string& source) {
   const std::string format = h5::has_attribute(file, "format") ? h5::read_string_attribute(file, "format", source) : "";
   if (format != kFormat) {
     fail(source, "an HDF5 file, but not an rtdg solution (no root attribute format = \"rtdg-solution\")" +
@@ -93,6 +95,10 @@ Solution read_contents(hid_t file, const std::string& source) {
     fail(source, "solution format version " + std::to_string(version) + " is not readable by this rtdg (it reads 1 to " +
                      std::to_string(kSolutionFormatVersion) + (version > kSolutionFormatVersion ? "); a newer rtdg wrote it" : ")"));
   }
+}
+
+Solution read_contents(hid_t file, const std::string& source) {
+  check_format(file, source);
   Solution s;
   const std::string shape = h5::read_string_attribute(file, "shape", source);
   try {
@@ -166,6 +172,15 @@ std::vector<char> file_image(const Solution& solution, const std::string& source
   return image;
 }
 
+h5::Handle open_for_reading(const std::filesystem::path& file, const std::string& source) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) fail(source, "no such file");
+  if (H5Fis_hdf5(file.c_str()) <= 0) fail(source, "not an HDF5 file");
+  h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!handle.valid()) h5::fail_h5(source, "cannot open");
+  return handle;
+}
+
 }  // namespace
 
 void write_solution(const std::filesystem::path& file, const Solution& solution) {
@@ -181,13 +196,45 @@ void write_solution(const std::filesystem::path& file, const Solution& solution)
 
 Solution read_solution(const std::filesystem::path& file) {
   const std::string source = file.string();
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) fail(source, "no such file");
   const h5::QuietErrors quiet;
-  if (H5Fis_hdf5(file.c_str()) <= 0) fail(source, "not an HDF5 file");
-  const h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!handle.valid()) h5::fail_h5(source, "cannot open");
+  const h5::Handle handle = open_for_reading(file, source);
   return read_contents(handle.get(), source);
+}
+
+std::string read_node_set(const std::filesystem::path& file) {
+  const std::string source = file.string();
+  const h5::QuietErrors quiet;
+  const h5::Handle handle = open_for_reading(file, source);
+  check_format(handle.get(), source);
+  if (!h5::has_attribute(handle.get(), "node_set")) return std::string(kLegacyNodeSet);
+  return h5::read_string_attribute(handle.get(), "node_set", source);
+}
+
+bool node_set_matches(std::string_view node_set, dg::Shape shape, int N) {
+  if (node_set == kNodeSet) return true;
+  // Before issue 14 only the triangle of order 6 had other nodes (alpha 0.9808, not 0.9800).
+  if (node_set == kLegacyNodeSet) return !(shape == dg::Shape::triangle && N == 6);
+  return false;
+}
+
+void check_restart_nodes(const std::filesystem::path& checkpoint, const Solution& solution) {
+  const std::string node_set = read_node_set(checkpoint);
+  if (node_set_matches(node_set, solution.shape, solution.N)) return;
+  const std::string writer =
+      solution.rtdg_version.empty() ? "" : " (its rtdg_version attribute says " + solution.rtdg_version + ")";
+  const std::string what_to_do =
+      ". Finish the run with the rtdg that wrote the checkpoint" + writer +
+      ", or start it again from t = 0 with this rtdg: rtdg run <output folder>/config.toml --overwrite";
+  if (node_set == kLegacyNodeSet) {
+    fail(checkpoint.string(),
+         "cannot restart from this checkpoint: its values sit at the triangle nodes of order 6 of rtdg before issue 14 "
+         "(node set '" + std::string(kLegacyNodeSet) + "', alpha = 0.9808; a file without a node_set attribute has "
+         "them), but this rtdg uses the book's (node set '" + std::string(kNodeSet) + "', alpha = 0.9800), up to "
+         "1.9e-5 away, and continuing would silently mix the two" + what_to_do);
+  }
+  fail(checkpoint.string(), "cannot restart from this checkpoint: its values sit at the nodes of node set '" + node_set +
+                                "', which this rtdg does not know (it uses '" + std::string(kNodeSet) +
+                                "'; a newer rtdg may have written the file)" + what_to_do);
 }
 
 }  // namespace rtdg::output

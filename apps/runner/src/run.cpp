@@ -193,6 +193,41 @@ std::string failure_text(const Setup& s, long long step, double t, long long goo
   return text.str();
 }
 
+// The checkpoint's node coordinates must be the run's: same mesh (the fingerprint says so) and
+// same reference nodes. This catches values at other nodes whatever the node_set attribute
+// says (output::check_restart_nodes has refused the known cases with a fuller message).
+void check_checkpoint_nodes(const fs::path& file, const output::Solution& checkpoint, const dg::Discretization& disc) {
+  const Eigen::MatrixXd* now[3] = {&disc.x, &disc.y, &disc.z};
+  const std::vector<double>* stored[3] = {&checkpoint.x, &checkpoint.y, &checkpoint.z};
+  const Eigen::Index Np = disc.element.Np;
+  for (Eigen::Index k = 0; k < disc.K; ++k) {
+    double extent = 0, magnitude = 0, worst = 0;
+    Eigen::Index worst_node = 0;
+    for (int d = 0; d < disc.dim; ++d) {
+      const auto column = now[d]->col(k);
+      extent = std::max(extent, column.maxCoeff() - column.minCoeff());
+      magnitude = std::max(magnitude, column.cwiseAbs().maxCoeff());
+      for (Eigen::Index i = 0; i < Np; ++i) {
+        const double gap = std::abs((*stored[d])[static_cast<std::size_t>(k * Np + i)] - column(i));
+        if (!(gap <= worst)) {
+          worst = gap;
+          worst_node = i;
+        }
+      }
+    }
+    // Rounding (another compiler, say) moves nodes by a few ulps of the coordinates; the old
+    // order-6 triangle nodes are 1e-5 of the element's size away.
+    if (!(worst <= 1e-10 * extent + 1e-13 * magnitude)) {
+      throw std::runtime_error(
+          "the checkpoint " + file.string() + " holds its values at other nodes than this rtdg places on the mesh: node " +
+          std::to_string(worst_node) + " of element " + std::to_string(k) + " is " + format_number(worst) +
+          " away from where this rtdg puts it (the element is " + format_number(extent) +
+          " across), so the checkpoint was written by an rtdg with other reference nodes; finish the run with that "
+          "rtdg, or start it again from t = 0 with this one (rtdg run <output folder>/config.toml --overwrite)");
+    }
+  }
+}
+
 }  // namespace
 
 RunSummary run(const RunOptions& options) {
@@ -203,6 +238,9 @@ RunSummary run(const RunOptions& options) {
   fs::path output_dir;
   if (options.restart) {
     restart = output::read_solution(*options.restart);
+    // Values at other reference nodes than this rtdg's (the order-6 triangle nodes before
+    // issue 14) are refused before anything is built.
+    output::check_restart_nodes(*options.restart, *restart);
     s.cfg = config::parse_config(restart->effective_config, *options.restart, options.overrides);
     // The checkpoint lives in <output_dir>/checkpoints/: continue in that folder.
     output_dir = fs::absolute(*options.restart).parent_path().parent_path();
@@ -234,6 +272,7 @@ RunSummary run(const RunOptions& options) {
     if (restart->names != solver.component_names() || restart->K != s.disc.K || restart->N != cfg.order)
       throw std::runtime_error("the checkpoint " + options.restart->string() +
                                " does not match the run's fields, elements or order");
+    check_checkpoint_nodes(*options.restart, *restart, s.disc);
     solver.set_state(restart->values);
     t = restart->time;
     step = restart->step;

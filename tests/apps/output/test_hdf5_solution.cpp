@@ -285,6 +285,117 @@ TEST(Hdf5Solution, ReadErrorsForDamagedFiles) {
   EXPECT_NE(e.find("attribute 'field_names' is missing"), std::string::npos) << e;
 }
 
+// Replaces the root attribute "node_set" (a variable-length string, as rtdg writes it), or
+// deletes it when `value` is empty: what a file of an older rtdg looks like.
+void set_node_set(const std::filesystem::path& file, const std::string& value) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  if (H5Aexists(f, "node_set") > 0) H5Adelete(f, "node_set");
+  if (!value.empty()) {
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(f, "node_set", type, space, H5P_DEFAULT, H5P_DEFAULT);
+    const char* text = value.c_str();
+    H5Awrite(a, type, &text);
+    H5Aclose(a);
+    H5Sclose(space);
+    H5Tclose(type);
+  }
+  H5Fclose(f);
+}
+
+std::string restart_error(const std::filesystem::path& file) {
+  try {
+    check_restart_nodes(file, read_solution(file));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Hdf5Solution, FilesRecordTheirNodeSet) {
+  TempDir dir;
+  write_solution(dir / "s.h5", example(2, 6, "double"));
+  EXPECT_EQ(read_node_set(dir / "s.h5"), "warp_blend_v2");
+  EXPECT_EQ(kNodeSet, "warp_blend_v2");
+  // A file of an rtdg from before the attribute: the old node set, and it still reads.
+  set_node_set(dir / "s.h5", "");
+  EXPECT_EQ(read_node_set(dir / "s.h5"), "warp_blend_v1");
+  EXPECT_NO_THROW(read_solution(dir / "s.h5"));
+  try {
+    read_node_set(dir / "none.h5");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("none.h5: no such file"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Hdf5Solution, OnlyTheOrderSixTriangleNodesChangedSinceTheOldNodeSet) {
+  for (dg::Shape shape : {dg::Shape::interval, dg::Shape::triangle, dg::Shape::tetrahedron}) {
+    for (int N = 1; N <= 10; ++N) {
+      EXPECT_TRUE(node_set_matches(kNodeSet, shape, N));
+      EXPECT_EQ(node_set_matches(kLegacyNodeSet, shape, N), !(shape == dg::Shape::triangle && N == 6))
+          << dg::shape_name(shape) << " N " << N;
+      EXPECT_FALSE(node_set_matches("warp_blend_v9", shape, N));
+      EXPECT_FALSE(node_set_matches("", shape, N));
+    }
+  }
+}
+
+// Issue 14: a checkpoint of triangles of order 6 written before the node fix (no node_set
+// attribute) holds values at other nodes; a restart must refuse it, saying why and what to do.
+TEST(Hdf5Solution, RestartRefusesAnOldOrderSixTriangleCheckpoint) {
+  TempDir dir;
+  const std::filesystem::path file = dir / "checkpoint_000000017.h5";
+  write_solution(file, example(2, 6, "double"));
+  EXPECT_EQ(restart_error(file), "(no error)");  // this rtdg's own order-6 checkpoint
+
+  set_node_set(file, "");
+  const std::string e = restart_error(file);
+  EXPECT_EQ(e.rfind(file.string() + ": cannot restart from this checkpoint: ", 0), 0u) << e;
+  EXPECT_NE(e.find("triangle nodes of order 6 of rtdg before issue 14"), std::string::npos) << e;
+  EXPECT_NE(e.find("node set 'warp_blend_v1', alpha = 0.9808; a file without a node_set attribute has them"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("node set 'warp_blend_v2', alpha = 0.9800"), std::string::npos) << e;
+  EXPECT_NE(e.find("Finish the run with the rtdg that wrote the checkpoint (its rtdg_version attribute says 0.1.0)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("start it again from t = 0 with this rtdg: rtdg run <output folder>/config.toml --overwrite"),
+            std::string::npos)
+      << e;
+
+  set_node_set(file, "warp_blend_v1");  // the same, said explicitly
+  EXPECT_NE(restart_error(file).find("before issue 14"), std::string::npos);
+}
+
+TEST(Hdf5Solution, OldCheckpointsOfOtherShapesAndOrdersStillRestart) {
+  TempDir dir;
+  struct Case { int dim, N; };
+  for (const Case c : {Case{2, 1}, Case{2, 5}, Case{2, 7}, Case{3, 6}, Case{3, 2}}) {
+    const std::filesystem::path file = dir / "old.h5";
+    write_solution(file, example(c.dim, c.N, "double"));
+    set_node_set(file, "");
+    EXPECT_EQ(restart_error(file), "(no error)") << "dim " << c.dim << " N " << c.N;
+  }
+}
+
+TEST(Hdf5Solution, RestartRefusesAnUnknownNodeSet) {
+  TempDir dir;
+  const std::filesystem::path file = dir / "s.h5";
+  write_solution(file, example(3, 2, "double"));
+  set_node_set(file, "warp_blend_v9");
+  EXPECT_EQ(read_node_set(file), "warp_blend_v9");
+  const std::string e = restart_error(file);
+  EXPECT_NE(e.find(file.string() + ": cannot restart from this checkpoint: its values sit at the nodes of node set "
+                                   "'warp_blend_v9', which this rtdg does not know (it uses 'warp_blend_v2'"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("rtdg run <output folder>/config.toml --overwrite"), std::string::npos) << e;
+}
+
 TEST(Hdf5Solution, MakeSolutionCopiesTheDiscretization) {
   const dg::Discretization d = dg::discretize(test::box_mesh(3, 1), 2);
   const Solution s = make_solution(d);

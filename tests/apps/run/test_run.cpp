@@ -4,6 +4,7 @@
 #include <output/hdf5_solution.hpp>
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <cmath>
 #include <complex>
@@ -111,6 +112,95 @@ TEST_F(Run, FloatRunRestartsBitForBit) {
   const RunSummary resumed = quiet.run(resume);
   EXPECT_TRUE(same_bits(output::read_solution(full.last_checkpoint).values,
                         output::read_solution(resumed.last_checkpoint).values));
+}
+
+// Deletes the root attribute node_set: the checkpoint then looks like one of an rtdg from
+// before issue 14.
+void remove_node_set(const fs::path& file) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << file;
+  EXPECT_GE(H5Adelete(f, "node_set"), 0) << file;
+  H5Fclose(f);
+}
+
+std::string restart_error(const fs::path& checkpoint) {
+  RunOptions resume;
+  resume.restart = checkpoint;
+  Quiet quiet;
+  try {
+    quiet.run(resume);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Issue 14: before the fix rtdg's triangle nodes of order 6 were not the book's. A checkpoint
+// of that era (no node_set attribute) must be refused, this rtdg's own order-6 checkpoint
+// continued.
+TEST_F(Run, RestartRefusesAnOrderSixTriangleCheckpointOfTheOldNodes) {
+  const fs::path dir = test::scratch();
+  RunOptions first = cavity_options(dir);
+  first.overrides.push_back("discretization.order=6");
+  first.stop_after_steps = 2;
+  Quiet quiet;
+  const RunSummary stopped = quiet.run(first);
+  ASSERT_TRUE(stopped.interrupted);
+  EXPECT_EQ(output::read_node_set(stopped.last_checkpoint), "warp_blend_v2");
+
+  const fs::path old = dir / "checkpoints" / "old.h5";
+  fs::copy_file(stopped.last_checkpoint, old);
+  remove_node_set(old);
+  const std::string e = restart_error(old);
+  EXPECT_EQ(e.rfind(old.string() + ": cannot restart from this checkpoint: its values sit at the triangle nodes of "
+                                   "order 6 of rtdg before issue 14",
+                    0),
+            0u)
+      << e;
+  EXPECT_NE(e.find("rtdg run <output folder>/config.toml --overwrite"), std::string::npos) << e;
+  fs::remove(old);
+
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  const RunSummary resumed = quiet.run(resume);
+  EXPECT_FALSE(resumed.interrupted);
+  EXPECT_EQ(resumed.time, 0.3);
+}
+
+TEST_F(Run, CheckpointsWithoutANodeSetOfOtherOrdersStillRestart) {
+  const fs::path dir = test::scratch();
+  RunOptions first = cavity_options(dir);
+  first.stop_after_steps = 3;
+  Quiet quiet;
+  const RunSummary stopped = quiet.run(first);
+  ASSERT_TRUE(stopped.interrupted);
+  remove_node_set(stopped.last_checkpoint);
+  EXPECT_EQ(output::read_node_set(stopped.last_checkpoint), "warp_blend_v1");
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  const RunSummary resumed = quiet.run(resume);
+  EXPECT_FALSE(resumed.interrupted);
+  EXPECT_EQ(resumed.time, 0.3);
+}
+
+// Whatever its attributes say, a checkpoint whose node coordinates are not the run's is refused.
+TEST_F(Run, RestartRefusesACheckpointWhoseNodesAreElsewhere) {
+  const fs::path dir = test::scratch();
+  RunOptions first = cavity_options(dir);
+  first.stop_after_steps = 3;
+  Quiet quiet;
+  const RunSummary stopped = quiet.run(first);
+  ASSERT_TRUE(stopped.interrupted);
+  output::Solution moved = output::read_solution(stopped.last_checkpoint);
+  moved.x[1 * static_cast<std::size_t>(moved.Np) + 4] += 1e-6;  // node 4 of element 1
+  output::write_solution(stopped.last_checkpoint, moved);
+  const std::string e = restart_error(stopped.last_checkpoint);
+  EXPECT_NE(e.find("the checkpoint " + stopped.last_checkpoint.string() +
+                   " holds its values at other nodes than this rtdg places on the mesh: node 4 of element 1 is 1e-06 "
+                   "away from where this rtdg puts it"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("rtdg run <output folder>/config.toml --overwrite"), std::string::npos) << e;
 }
 
 TEST_F(Run, BlowUpNamesStepTimeFieldAndElementAndKeepsTheLastGoodCheckpoint) {

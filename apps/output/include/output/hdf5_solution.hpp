@@ -6,7 +6,7 @@
 //                      precision ("float" | "double"), time (float64), step (int64),
 //                      field_names (string [C], the component order), rtdg_version,
 //                      law_name, law_file, mesh_file, mesh_fingerprint, integrator,
-//                      effective_config (strings)
+//                      effective_config, node_set (strings)
 //   /coordinates/x, y, z   float64 [K][Np]   (y below 2D and z below 3D are absent)
 //   /fields/<name>         float64 or float32 (precision) [K][Np], one per component;
 //                          names keep their '.', e.g. /fields/E.x
@@ -15,16 +15,27 @@
 #include "output/solution.hpp"
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 namespace rtdg::output {
 
 // The layout version written; read_solution reads this version and older ones.
 inline constexpr int kSolutionFormatVersion = 1;
 
+// The reference-element nodes a file's nodal values sit at: root attribute "node_set".
+//   "warp_blend_v2"  the book's warp & blend nodes (dg/nodes.hpp): what this rtdg writes.
+//   "warp_blend_v1"  rtdg before issue 14, whose triangle nodes of order 6 used alpha = 0.9808
+//                    instead of the book's 0.9800 (up to 1.9e-5 away); every other shape and
+//                    order is the same as v2. Files without the attribute are v1.
+inline constexpr std::string_view kNodeSet = "warp_blend_v2";
+inline constexpr std::string_view kLegacyNodeSet = "warp_blend_v1";
+
 // Writes the solution (checked first) atomically: HDF5 builds the file in memory, which is
 // written to a temporary file in the same folder, fsynced and renamed over `file` (the folder
 // fsynced too). On any failure the temporary is removed and `file` is as it was. Float precision stores the values rounded to float. Throws output::Error
-// naming the file.
+// naming the file. Every file gets node_set = kNodeSet: write only values at this rtdg's nodes
+// (those of make_solution's discretization).
 void write_solution(const std::filesystem::path& file, const Solution& solution);
 
 // Reads a file written by write_solution. Float32 fields come back as the exact doubles.
@@ -32,5 +43,20 @@ void write_solution(const std::filesystem::path& file, const Solution& solution)
 // file, not an rtdg solution, a newer version, a missing attribute or dataset, a dataset of the
 // wrong type or shape.
 Solution read_solution(const std::filesystem::path& file);
+
+// The node set of a solution file: its "node_set" attribute, or kLegacyNodeSet when it has
+// none (written before rtdg recorded it). Throws output::Error naming the file when it is not a
+// readable rtdg solution or the attribute is not a string.
+std::string read_node_set(const std::filesystem::path& file);
+
+// Whether values on elements of `shape` and order N at the nodes of `node_set` are at this
+// rtdg's nodes: true for kNodeSet; for kLegacyNodeSet, true except for triangles of order 6;
+// false for any other (unknown) node set.
+bool node_set_matches(std::string_view node_set, dg::Shape shape, int N);
+
+// For a restart from `checkpoint` (read into `solution`): throws output::Error naming the file
+// unless its values are at this rtdg's nodes (node_set_matches), saying which nodes it has and
+// what to do instead (finish the run with the rtdg that wrote it, or start it again).
+void check_restart_nodes(const std::filesystem::path& checkpoint, const Solution& solution);
 
 }  // namespace rtdg::output
