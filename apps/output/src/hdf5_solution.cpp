@@ -21,13 +21,14 @@ namespace h5 = detail::h5;
 constexpr const char* kFormat = "rtdg-solution";
 
 // The provenance strings, by attribute name.
-std::array<std::pair<const char*, std::string Solution::*>, 7> provenance_attributes() {
+std::array<std::pair<const char*, std::string Solution::*>, 8> provenance_attributes() {
   return {{{"rtdg_version", &Solution::rtdg_version},
            {"law_name", &Solution::law_name},
            {"law_file", &Solution::law_file},
            {"mesh_file", &Solution::mesh_file},
            {"mesh_fingerprint", &Solution::mesh_fingerprint},
            {"integrator", &Solution::integrator},
+           {"plan", &Solution::plan},
            {"effective_config", &Solution::effective_config}}};
 }
 

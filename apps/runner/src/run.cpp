@@ -2,10 +2,12 @@
 #include "runner/run.hpp"
 
 #include "progress.hpp"
+#include "runner/problem.hpp"
 
 #include <config/run_config.hpp>
 #include <dg/discretization.hpp>
 #include <dg/solver.hpp>
+#include <dg/tuning.hpp>
 #include <fluxes/law.hpp>
 #include <fluxes/law_lowering.hpp>
 #include <mesh/load.hpp>
@@ -94,22 +96,12 @@ struct Setup {
   dg::Discretization disc;
   std::string fingerprint;
   std::unique_ptr<dg::Solver> solver;
+  std::string plan_source;  // where the solver's plan came from (database, tuned now, checkpoint, ...)
 };
 
-dg::PlaneWave plane_wave(const config::Incident& incident) {
-  dg::PlaneWave wave;
-  wave.direction = incident.direction;
-  wave.polarization = incident.polarization;
-  wave.wavenumber = incident.wavenumber;
-  wave.amplitude = incident.amplitude;
-  wave.envelope = incident.envelope == config::Envelope::ramp ? dg::Envelope::ramp : dg::Envelope::gaussian;
-  wave.ramp_periods = incident.ramp_periods;
-  wave.pulse_width = incident.pulse_width;
-  wave.pulse_delay = incident.pulse_delay;
-  return wave;
-}
-
-void build(Setup& s, std::ostream& log) {
+// `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
+// the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
+void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const config::RunConfig& cfg = s.cfg;
   s.law = fluxes::read_law(cfg.law_file);
   s.parameters = fluxes::resolve_parameters(s.law, cfg.law_parameters);
@@ -134,9 +126,18 @@ void build(Setup& s, std::ostream& log) {
       << " values), backend " << backend.name() << " (" << backend.device_info().name << "), " << cfg.precision << "\n";
   const auto start = std::chrono::steady_clock::now();
   s.solver = std::make_unique<dg::Solver>(backend, s.disc, setup);
+  if (!restart_plan.empty()) {
+    s.solver->set_plan(dg::plan_from_text(restart_plan));
+    s.plan_source = "the checkpoint's";
+  } else {
+    const dg::PlanChoice choice = dg::choose_plan(*s.solver, rtcg::tune::tune_mode(), rtcg::tune::global_tuning_db(),
+                                                  dg::tune_budget_seconds(), dg::PlanSpace::for_backend(backend.kind()), &log);
+    s.plan_source = choice.source;
+  }
   log << "[rtdg] kernels ready in "
       << format_number(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << " s ("
-      << s.solver->kernels().name << ")\n";
+      << s.solver->kernels().name << "; plan: " << s.solver->setup().plan.describe() << ", from " << s.plan_source
+      << ")\n";
 }
 
 output::Solution snapshot(const Setup& s, double t, long long step) {
@@ -153,6 +154,7 @@ output::Solution snapshot(const Setup& s, double t, long long step) {
   sol.mesh_fingerprint = s.fingerprint;
   sol.integrator = s.cfg.integrator;
   sol.effective_config = s.cfg.effective_toml;
+  sol.plan = dg::to_text(s.solver->setup().plan);
   return sol;
 }
 
@@ -250,7 +252,7 @@ RunSummary run(const RunOptions& options) {
   }
   const config::RunConfig& cfg = s.cfg;
   try {
-    build(s, log);
+    build(s, log, restart ? restart->plan : std::string());
   } catch (const std::exception&) {
     // Ctrl-C during set-up also stops a kernel compile in progress (the compiler is in the same
     // process group): say that, not "compile failed".
@@ -300,6 +302,8 @@ RunSummary run(const RunOptions& options) {
   summary.backend = backend.name();
   summary.device = backend.device_info().name;
   summary.precision = cfg.precision;
+  summary.plan = solver.setup().plan.describe();
+  summary.plan_source = s.plan_source;
 
   // Output: probes, snapshots (HDF5 + VTU + PVD) and checkpoints.
   std::vector<output::ProbeSpec> probe_specs;
@@ -465,6 +469,8 @@ RunSummary run(const RunOptions& options) {
                       {"order", cfg.order},
                       {"elements", s.disc.K},
                       {"law", s.law.name},
+                      {"plan", summary.plan},
+                      {"plan_source", summary.plan_source},
                       {"interrupted", summary.interrupted},
                       {"last_checkpoint", summary.last_checkpoint.string()}};
   if (summary.error) j["l2_error"] = *summary.error;
@@ -479,6 +485,7 @@ std::string format_summary(const RunSummary& s) {
   if (s.steps > 0)
     out << ", " << format_number(s.seconds_per_step * 1e3) << " ms/step, " << format_number(s.dofs_per_second)
         << " DOF/s (" << s.dofs << " DOFs, " << s.backend << ", " << s.precision << ")";
+  if (!s.plan.empty()) out << "\nkernel plan: " << s.plan << " (" << s.plan_source << ")";
   if (s.error) out << "\nL2 error at the end: " << *s.error;
   out << "\noutput: " << s.output_dir.string();
   if (!s.pvd.empty()) out << "\n  ParaView series: " << s.pvd.string();

@@ -78,6 +78,13 @@ Fusion parse_fusion(const std::string& text);
 Operators parse_operators(const std::string& text);
 Derivative parse_derivative(const std::string& text);
 
+// A plan as one line of key=value words, every field given, e.g. "fusion=stage
+// layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state" (an
+// unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// update_block=256"), and back. from_text throws dg::Error naming the bad word.
+std::string to_text(const Plan& plan);
+Plan plan_from_text(const std::string& text);
+
 // Elements per block actually used for a kernel whose per-element thread count is
 // `threads_per_element`, given the plan's request (0: automatic).
 int elements_per_block(int requested, int threads_per_element);

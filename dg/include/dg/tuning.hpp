@@ -18,6 +18,7 @@
 #include <rtcg/tuner.hpp>
 #include <rtcg/tuning_db.hpp>
 
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,12 +32,12 @@ namespace rtdg::dg {
 struct PlanSpace {
   std::vector<Layout> layouts{Layout::field_major, Layout::element_major};
   bool unfused = true;
-  std::vector<int> elements_per_block{1, 2, 4, 8, 16, 32};
+  std::vector<int> elements_per_block{1, 2, 4, 8, 16, 32, 64, 128};
   std::vector<int> nodes_per_thread{1, 2, 3, 4};
   std::vector<Operators> operators{Operators::global, Operators::shared};
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
-  int min_threads = 32;
-  int max_threads = 1024;
+  int min_threads = 64;
+  int max_threads = 512;
 
   // The defaults above on CUDA; on host a small space (each variant is a C++ compile).
   static PlanSpace for_backend(rtcg::BackendKind kind);
@@ -88,8 +89,13 @@ struct PlanChoice {
 // stored. force: tuned now and stored. The solver is left on the chosen plan; its state is
 // overwritten when tuning ran (set it afterwards). A stored plan that no longer fits (e.g. a
 // different device's shared memory) falls back to the default with a warning in `source`.
+// `log`, when given, gets one line before a tuning starts (it can take the whole budget).
 PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::TuningDb& db, double budget_seconds,
-                       const PlanSpace& space);
+                       const PlanSpace& space, std::ostream* log = nullptr);
+
+// RTDG_TUNE_BUDGET: seconds a run may spend tuning its kernels at start (default 60); throws
+// dg::Error for a value that is not a positive number.
+double tune_budget_seconds();
 
 // The variant table: plan, ms per step and per stage, GB/s against the minimal traffic,
 // GFLOP/s of useful work, and status; the winner marked.

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
+#include <sstream>
 #include <utility>
 
 namespace rtdg::dg {
@@ -42,6 +44,64 @@ Layout parse_layout(const std::string& text) { return parse_name(text, layouts, 
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
 Derivative parse_derivative(const std::string& text) { return parse_name(text, derivatives, "derivative"); }
+
+std::string to_text(const Plan& plan) {
+  std::ostringstream text;
+  text << "fusion=" << to_string(plan.fusion) << " layout=" << to_string(plan.layout);
+  if (plan.fusion == Fusion::stage)
+    text << " elements=" << plan.stage_elements_per_block << " nodes_per_thread=" << plan.nodes_per_thread
+         << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative);
+  else
+    text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
+         << " update_block=" << plan.update_block_size;
+  return text.str();
+}
+
+Plan plan_from_text(const std::string& text) {
+  std::map<std::string, std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) {
+    const auto equals = word.find('=');
+    if (equals == std::string::npos || equals == 0) throw Error("plan '" + text + "': '" + word + "' is not key=value");
+    words[word.substr(0, equals)] = word.substr(equals + 1);
+  }
+  auto take = [&](const std::string& key) {
+    const auto it = words.find(key);
+    if (it == words.end()) throw Error("plan '" + text + "': no " + key + "=");
+    std::string value = it->second;
+    words.erase(it);
+    return value;
+  };
+  auto number = [&](const std::string& key, int low, int high) {
+    const std::string value = take(key);
+    std::size_t used = 0;
+    int n = 0;
+    try {
+      n = std::stoi(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size() || n < low || n > high)
+      throw Error("plan '" + text + "': " + key + "=" + value + " is not a whole number in " + std::to_string(low) + ".." +
+                  std::to_string(high));
+    return n;
+  };
+  Plan plan;
+  plan.fusion = parse_fusion(take("fusion"));
+  plan.layout = parse_layout(take("layout"));
+  if (plan.fusion == Fusion::stage) {
+    plan.stage_elements_per_block = number("elements", 0, 1024);
+    plan.nodes_per_thread = number("nodes_per_thread", 1, 8);
+    plan.operators = parse_operators(take("operators"));
+    plan.derivative = parse_derivative(take("derivative"));
+  } else {
+    plan.volume_elements_per_block = number("volume_elements", 0, 1024);
+    plan.surface_elements_per_block = number("surface_elements", 0, 1024);
+    plan.update_block_size = number("update_block", 32, 1024);
+  }
+  if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
+  return plan;
+}
 
 int elements_per_block(int requested, int threads_per_element) {
   if (requested > 0) return requested;

@@ -144,12 +144,14 @@ struct EngineT final : Engine {
   void replan(const GeneratedKernels& kernels, const Plan& p,
               const std::function<std::vector<double>(const std::vector<double>&)>& relayout) {
     auto compiled = compile(backend, kernels);  // may throw: nothing has changed yet
-    const std::vector<double> state = download_state();
+    const bool same_layout = p.layout == plan.layout;
+    std::vector<double> state;
+    if (!same_layout) state = download_state();  // through the host only when the layout changes
     generated = kernels;
     plan = p;
     use(std::move(compiled));
     update_shape_ = make_update_shape();
-    upload_state(relayout(state));
+    if (!same_layout) upload_state(relayout(state));
     res.fill(T(0));
   }
 

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <ostream>
 #include <random>
 #include <sstream>
 
@@ -261,8 +263,18 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   return out;
 }
 
+double tune_budget_seconds() {
+  const char* text = std::getenv("RTDG_TUNE_BUDGET");
+  if (!text || !*text) return 60.0;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(value > 0) || !std::isfinite(value))
+    throw Error(std::string("RTDG_TUNE_BUDGET='") + text + "' is not a positive number of seconds");
+  return value;
+}
+
 PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::TuningDb& db, double budget_seconds,
-                       const PlanSpace& space) {
+                       const PlanSpace& space, std::ostream* log) {
   PlanChoice choice;
   if (mode == rtcg::tune::TuneMode::off) {
     choice.source = "default (RTDG_TUNE=off)";
@@ -289,6 +301,10 @@ PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::Tu
       }
     }
   }
+  if (log)
+    *log << "[rtdg] tuning the DG kernels for " << problem.describe() << " on " << device.describe() << " ("
+         << (mode == rtcg::tune::TuneMode::force ? "RTDG_TUNE=force" : "nothing stored for this case")
+         << "; at most " << budget_seconds << " s, RTDG_TUNE_BUDGET; RTDG_TUNE=off skips it)" << std::endl;
   const PlanJob job = make_plan_job(solver, space);
   rtcg::tune::TimingOptions options;
   options.time_budget_seconds = budget_seconds;

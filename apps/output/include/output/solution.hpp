@@ -39,6 +39,8 @@ struct Solution {
   // Provenance, stored as attributes.
   std::string rtdg_version, law_name, law_file, mesh_file, mesh_fingerprint, integrator;
   std::string effective_config;  // TOML text of the run's configuration, defaults filled in
+  // The DG kernel plan the run used (dg::to_text), so a restart computes with the same one.
+  std::string plan;
 };
 
 // A Solution with the shape, order, sizes and node coordinates of the discretization; names,

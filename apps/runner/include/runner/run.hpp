@@ -42,6 +42,7 @@ struct RunSummary {
   std::size_t dofs = 0;
   double dt = 0;
   std::string backend, device, precision;
+  std::string plan, plan_source;  // the DG kernel plan used and where it came from
   std::filesystem::path output_dir;
   std::filesystem::path last_checkpoint;
   std::filesystem::path pvd;      // empty when no VTU was written

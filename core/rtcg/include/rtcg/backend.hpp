@@ -90,4 +90,9 @@ std::string cuda_unavailable_reason();
 Backend& backend(const std::string& which = "auto");
 BackendKind parse_backend_kind(const std::string& which);  // throws listing valid names
 
+// The CUDA stream (a CUstream) that every launch and copy of a cuda backend is ordered on,
+// with the backend's context made current on the calling thread: for work submitted through
+// other CUDA libraries (cuBLAS) in order with rtcg's. nullptr for any other backend.
+void* cuda_stream(Backend& backend);
+
 }  // namespace rtcg

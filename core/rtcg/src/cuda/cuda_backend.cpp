@@ -278,4 +278,11 @@ double CudaBackend::time_ms(const std::function<void()>& work) {
   return static_cast<double>(ms);
 }
 
+void* cuda_stream(Backend& backend) {
+  auto* cuda = dynamic_cast<CudaBackend*>(&backend);
+  if (!cuda) return nullptr;
+  cuda->make_current();
+  return cuda->stream();
+}
+
 }  // namespace rtcg
