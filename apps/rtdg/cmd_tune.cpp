@@ -112,7 +112,7 @@ void run_tune_dg(const TuneDgOptions& options) {
       const auto start = std::chrono::steady_clock::now();
       dg::Solver solver(backend, problem->disc, problem->setup);
       const dg::PlanJob job = dg::make_plan_job(solver, space);
-      const rtcg::tune::Tuner tuner(backend);
+      const rtcg::tune::Tuner tuner(backend, dg::plan_timing_options());
       const rtcg::tune::TuningResult result = tuner.tune(job.job);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::cout << "== " << problem->law.name << ", " << problem->disc.K << " "

@@ -56,7 +56,7 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   EXPECT_LE(worst, (single ? 1e-4 : 1e-12) * scale);
 
   const PlanJob job = make_plan_job(*cuda_case.solver, PlanSpace::for_backend(rtcg::BackendKind::cuda));
-  rtcg::tune::TimingOptions options;
+  rtcg::tune::TimingOptions options = plan_timing_options();
   options.warmup_runs = 0;
   options.min_runs = 1;
   options.max_runs = 1;

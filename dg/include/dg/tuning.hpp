@@ -93,6 +93,10 @@ struct PlanChoice {
 PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::TuningDb& db, double budget_seconds,
                        const PlanSpace& space, std::ostream* log = nullptr);
 
+// The tuner's options for DG plans: small stack frames (math functions of incident fields)
+// allowed, real spills dropped; `budget_seconds` 0 for none.
+rtcg::tune::TimingOptions plan_timing_options(double budget_seconds = 0);
+
 // RTDG_TUNE_BUDGET: seconds a run may spend tuning its kernels at start (default 60); throws
 // dg::Error for a value that is not a positive number.
 double tune_budget_seconds();

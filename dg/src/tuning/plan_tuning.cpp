@@ -263,6 +263,13 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   return out;
 }
 
+rtcg::tune::TimingOptions plan_timing_options(double budget_seconds) {
+  rtcg::tune::TimingOptions options;
+  options.time_budget_seconds = budget_seconds;
+  options.max_local_bytes = 64;
+  return options;
+}
+
 double tune_budget_seconds() {
   const char* text = std::getenv("RTDG_TUNE_BUDGET");
   if (!text || !*text) return 60.0;
@@ -306,9 +313,7 @@ PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::Tu
          << (mode == rtcg::tune::TuneMode::force ? "RTDG_TUNE=force" : "nothing stored for this case")
          << "; at most " << budget_seconds << " s, RTDG_TUNE_BUDGET; RTDG_TUNE=off skips it)" << std::endl;
   const PlanJob job = make_plan_job(solver, space);
-  rtcg::tune::TimingOptions options;
-  options.time_budget_seconds = budget_seconds;
-  const rtcg::tune::Tuner tuner(solver.backend(), options);
+  const rtcg::tune::Tuner tuner(solver.backend(), plan_timing_options(budget_seconds));
   const auto start = std::chrono::steady_clock::now();
   rtcg::tune::TuningResult result = tuner.tune(job.job);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

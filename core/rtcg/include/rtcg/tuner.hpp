@@ -62,6 +62,10 @@ struct TimingOptions {
   std::size_t flush_bytes = 0;  // written between timed runs to evict caches; 0: twice the L2 (32 MiB on host)
   unsigned compile_threads = 0;  // 0: every CPU core
   bool check = true;            // run Job::check when the job has one
+  // Local memory per thread a variant may use and still be timed; more is dropped as "spill".
+  // 0 drops any. A kernel that calls double-precision sin/cos has a small stack frame (about
+  // 40 bytes, for the rarely taken large-argument reduction) that is not a spill.
+  std::size_t max_local_bytes = 0;
   // Wall-clock budget for the whole tuning, compile included; 0: none. Once spent, the
   // variants not yet timed are dropped with status "budget" (the default point is always
   // timed first, so a tuning that ran out of time still has a winner).

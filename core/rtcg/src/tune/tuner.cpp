@@ -48,16 +48,17 @@ struct Compiled {
 };
 
 // Why a compiled variant cannot run as generated ("" when it can); sets status.
-std::string launch_problem(const Variant& variant, const Module& module, std::string& status) {
+std::string launch_problem(const Variant& variant, const Module& module, std::size_t max_local_bytes, std::string& status) {
   for (const auto& [name, shape] : variant.launches) {
     const auto kernel = module.kernel(name);
     const KernelAttributes attributes = kernel->attributes();
     const unsigned threads = shape.block.x * shape.block.y * shape.block.z;
-    if (attributes.local_bytes > 0) {
+    if (attributes.local_bytes > 0 && static_cast<std::size_t>(attributes.local_bytes) > max_local_bytes) {
       status = "spill";
       return "kernel `" + name + "` uses " + std::to_string(attributes.local_bytes) +
              " bytes of local memory per thread (register spills or a stack array; " +
-             std::to_string(attributes.registers) + " registers)";
+             std::to_string(attributes.registers) + " registers; at most " + std::to_string(max_local_bytes) +
+             " allowed)";
     }
     if (attributes.max_threads_per_block > 0 && threads > static_cast<unsigned>(attributes.max_threads_per_block)) {
       status = "launch";
@@ -228,7 +229,7 @@ TuningResult Tuner::tune(const Job& job) const {
     const Module& module = *compiled[k]->module;
     try {
       std::string status;
-      if (std::string problem = launch_problem(variant, module, status); !problem.empty()) {
+      if (std::string problem = launch_problem(variant, module, options_.max_local_bytes, status); !problem.empty()) {
         timing.status = status;
         timing.reason = problem;
         continue;
