@@ -33,7 +33,7 @@ struct PlanSpace {
   std::vector<Layout> layouts{Layout::field_major, Layout::element_major};
   bool unfused = true;
   std::vector<int> elements_per_block{1, 2, 4, 8, 16, 32, 64, 128};
-  std::vector<int> nodes_per_thread{1, 2, 3, 4};
+  std::vector<int> nodes_per_thread{1, 2};
   std::vector<Operators> operators{Operators::global, Operators::shared};
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
   int min_threads = 64;

@@ -194,7 +194,9 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   }
   if (by_state) w.line("const real* g = drdx + k * (DIM * DIM);");
   auto r_loop = w.block("for (int r = 0; r < NPT; ++r)");
-  w.line("if (l + r * TPE >= NP) break;");
+  // A guard, not a break: with a break the loop is not unrolled and the per-output arrays go
+  // to local memory.
+  auto valid = w.block("if (l + r * TPE < NP)");
   w.line("const int i = node[r];");
   w.line("real rhs[NCOMP];");
   if (by_state) {

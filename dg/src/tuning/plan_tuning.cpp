@@ -267,6 +267,10 @@ rtcg::tune::TimingOptions plan_timing_options(double budget_seconds) {
   rtcg::tune::TimingOptions options;
   options.time_budget_seconds = budget_seconds;
   options.max_local_bytes = 64;
+  // A step of a large mesh is long and steady: few runs settle its median.
+  options.warmup_runs = 1;
+  options.min_runs = 3;
+  options.max_runs = 8;
   return options;
 }
 

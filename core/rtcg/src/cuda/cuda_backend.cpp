@@ -52,6 +52,12 @@ public:
 
   std::optional<double> occupancy(int block_size, std::size_t dynamic_shared_bytes) const override {
     backend_.make_current();
+    // The occupancy calculator respects the kernel's dynamic shared-memory limit: opt in as a
+    // launch would (a size the device cannot give at all means no block fits).
+    if (dynamic_shared_bytes > 48u * 1024u &&
+        driver().cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                    static_cast<int>(dynamic_shared_bytes)) != CUDA_SUCCESS)
+      return 0.0;
     int blocks = 0;
     check(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, function_, block_size, dynamic_shared_bytes),
           "cuOccupancyMaxActiveBlocksPerMultiprocessor");

@@ -48,7 +48,8 @@ struct Compiled {
 };
 
 // Why a compiled variant cannot run as generated ("" when it can); sets status.
-std::string launch_problem(const Variant& variant, const Module& module, std::size_t max_local_bytes, std::string& status) {
+std::string launch_problem(const Variant& variant, const Module& module, std::size_t max_local_bytes,
+                           int max_shared_optin, std::string& status) {
   for (const auto& [name, shape] : variant.launches) {
     const auto kernel = module.kernel(name);
     const KernelAttributes attributes = kernel->attributes();
@@ -66,11 +67,14 @@ std::string launch_problem(const Variant& variant, const Module& module, std::si
              " threads per block (" + std::to_string(attributes.registers) +
              " registers per thread); the variant asks for " + std::to_string(threads);
     }
-    if (shape.shared_bytes > 0 && attributes.max_dynamic_shared_bytes > 0 &&
-        shape.shared_bytes > static_cast<unsigned>(attributes.max_dynamic_shared_bytes)) {
+    // A launch above the kernel's current dynamic shared-memory limit (48 KiB until it opts
+    // in) is fine up to the device's opt-in limit: the CUDA backend opts in when it launches.
+    const int opt_in = max_shared_optin > 0 ? max_shared_optin - attributes.static_shared_bytes : 0;
+    const int allowed = std::max(attributes.max_dynamic_shared_bytes, opt_in);
+    if (shape.shared_bytes > 0 && allowed > 0 && shape.shared_bytes > static_cast<unsigned>(allowed)) {
       status = "launch";
       return "kernel `" + name + "` asks for " + std::to_string(shape.shared_bytes) +
-             " bytes of dynamic shared memory; at most " + std::to_string(attributes.max_dynamic_shared_bytes) + " fit";
+             " bytes of dynamic shared memory; at most " + std::to_string(allowed) + " fit";
     }
     if (const auto occupancy = kernel->occupancy(static_cast<int>(threads), shape.shared_bytes);
         occupancy && *occupancy <= 0) {
@@ -213,6 +217,7 @@ TuningResult Tuner::tune(const Job& job) const {
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
   std::stable_partition(order.begin(), order.end(), [&](std::size_t k) { return points[k] == job.default_point; });
 
+  const int shared_optin = backend_->device_info().max_shared_memory_per_block_optin;
   double best_median = 0;
   for (const std::size_t k : order) {
     Timing& timing = result.variants[k];
@@ -229,7 +234,7 @@ TuningResult Tuner::tune(const Job& job) const {
     const Module& module = *compiled[k]->module;
     try {
       std::string status;
-      if (std::string problem = launch_problem(variant, module, options_.max_local_bytes, status); !problem.empty()) {
+      if (std::string problem = launch_problem(variant, module, options_.max_local_bytes, shared_optin, status); !problem.empty()) {
         timing.status = status;
         timing.reason = problem;
         continue;
