@@ -1,6 +1,7 @@
 // `rtdg run` end to end on the host backend (runner/run.hpp).
 #include "run_support.hpp"
 
+#include <dg/plan.hpp>
 #include <output/hdf5_solution.hpp>
 
 #include <gtest/gtest.h>
@@ -8,9 +9,11 @@
 
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 namespace rtdg::runner {
@@ -94,6 +97,73 @@ TEST_F(Run, RestartReproducesTheUninterruptedRunBitForBit) {
   const output::Solution sa = output::read_solution(straight / "snapshots" / "cavity2d_0003.h5");
   const output::Solution sb = output::read_solution(broken / "snapshots" / "cavity2d_0003.h5");
   EXPECT_TRUE(same_bits(sa.values, sb.values));
+}
+
+// Sets environment variables for one scope, restoring what was there.
+class EnvironmentGuard {
+public:
+  void set(const char* name, const std::string& value) {
+    const char* old = std::getenv(name);
+    saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~EnvironmentGuard() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (it->second) ::setenv(it->first.c_str(), it->second->c_str(), 1);
+      else ::unsetenv(it->first.c_str());
+    }
+  }
+
+private:
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+// RTDG_TUNE=auto: the first run tunes its kernels and stores the winner, the next one reuses
+// it, and a restart keeps the checkpoint's plan (bit for bit) even when tuning is off.
+TEST_F(Run, TunedPlanIsStoredReusedAndKeptOnRestart) {
+  const fs::path root = test::scratch();
+  EnvironmentGuard environment;
+  environment.set("RTDG_TUNE", "auto");
+  environment.set("RTDG_TUNING_DB", (root / "tuning.json").string());
+  environment.set("RTDG_TUNE_BUDGET", "300");
+  Quiet quiet;
+  const RunSummary tuned = quiet.run(cavity_options(root / "first"));
+  EXPECT_EQ(tuned.plan_source.rfind("tuned now: ", 0), 0u) << tuned.plan_source;
+  EXPECT_TRUE(fs::exists(root / "tuning.json"));
+
+  const RunSummary reused = quiet.run(cavity_options(root / "second"));
+  EXPECT_EQ(reused.plan_source.rfind("tuning database (exact", 0), 0u) << reused.plan_source;
+  EXPECT_EQ(reused.plan, tuned.plan);
+  const output::Solution a = output::read_solution(tuned.last_checkpoint);
+  const output::Solution b = output::read_solution(reused.last_checkpoint);
+  EXPECT_TRUE(same_bits(a.values, b.values));
+  EXPECT_EQ(dg::plan_from_text(a.plan).describe(), tuned.plan);
+
+  RunOptions first = cavity_options(root / "broken");
+  first.stop_after_steps = 11;
+  const RunSummary stopped = quiet.run(first);
+  ASSERT_TRUE(stopped.interrupted);
+  environment.set("RTDG_TUNE", "off");  // the checkpoint's plan wins over the default too
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  const RunSummary resumed = quiet.run(resume);
+  EXPECT_EQ(resumed.plan_source, "the checkpoint's");
+  EXPECT_EQ(resumed.plan, tuned.plan);
+  const output::Solution c = output::read_solution(resumed.last_checkpoint);
+  EXPECT_TRUE(same_bits(a.values, c.values)) << "the restarted run differs from the uninterrupted one";
+}
+
+TEST_F(Run, SummaryNamesTheDefaultPlanWhenTuningIsOff) {
+  const fs::path dir = test::scratch();
+  Quiet quiet;
+  const RunSummary summary = quiet.run(cavity_options(dir));  // ctest sets RTDG_TUNE=off
+  EXPECT_EQ(summary.plan, dg::Plan{}.describe());
+  EXPECT_EQ(summary.plan_source, "default (RTDG_TUNE=off)");
+  EXPECT_NE(format_summary(summary).find("kernel plan: unfused, field_major"), std::string::npos) << format_summary(summary);
+  std::ifstream json(dir / "summary.json");
+  std::stringstream text;
+  text << json.rdbuf();
+  EXPECT_NE(text.str().find("\"plan_source\": \"default (RTDG_TUNE=off)\""), std::string::npos) << text.str();
 }
 
 TEST_F(Run, FloatRunRestartsBitForBit) {

@@ -1,0 +1,127 @@
+// The DG tuning job on the host backend: a small plan space on a tiny cavity is tuned, every
+// variant passes the check against the default plan, the winner is stored and found again
+// (exact, then nearest size class), RTDG_TUNE=off keeps the default, and a time budget stops
+// the timing with the default plan still measured.
+#include "solver_support.hpp"
+
+#include <dg/error.hpp>
+#include <dg/tuning.hpp>
+#include <rtcg/backend.hpp>
+#include <rtcg/tuner.hpp>
+#include <rtcg/tuning_db.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace rtdg::dg {
+namespace {
+
+using test::Cavity;
+namespace fs = std::filesystem;
+
+rtcg::Backend& host() { return rtcg::backend("host"); }
+
+// Unfused in one layout and the fused kernel with either derivative: four variants.
+PlanSpace tiny_space() {
+  PlanSpace space;
+  space.layouts = {Layout::field_major};
+  space.elements_per_block = {2};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::global};
+  space.derivatives = {Derivative::flux, Derivative::state};
+  space.min_threads = 1;
+  return space;
+}
+
+fs::path scratch_db(const std::string& name) {
+  const fs::path file = fs::path(::testing::TempDir()) / ("rtdg-plan-tuning-" + name + ".json");
+  fs::remove(file);
+  return file;
+}
+
+TEST(PlanTuning, EveryVariantPassesTheCheckAndTheWinnerIsStoredAndReused) {
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  rtcg::tune::TuningDb db(scratch_db("store"));
+  const PlanChoice tuned = choose_plan(*cavity.solver, rtcg::tune::TuneMode::force, db, 0, tiny_space());
+  ASSERT_TRUE(tuned.tuned.has_value());
+  EXPECT_EQ(tuned.tuned->variants.size(), 3u);  // unfused; fused with d(flux), d(state)
+  for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_TRUE(t.ok()) << t.status << ": " << t.reason;
+  EXPECT_EQ(cavity.solver->setup().plan, tuned.plan);  // the solver is left on the winner
+  EXPECT_EQ(tuned.source.rfind("tuned now: 3 variants", 0), 0u) << tuned.source;
+
+  // Another process (a new database object on the same file) finds it.
+  rtcg::tune::TuningDb again(db.path());
+  Cavity same("maxwell2d_tm", 2, 2, host());
+  const PlanChoice reused = choose_plan(*same.solver, rtcg::tune::TuneMode::automatic, again, 0, tiny_space());
+  EXPECT_FALSE(reused.tuned.has_value());
+  EXPECT_EQ(reused.plan, tuned.plan);
+  EXPECT_EQ(reused.source.rfind("tuning database (exact", 0), 0u) << reused.source;
+
+  // A bigger mesh of the same law and order falls back to the nearest size class.
+  Cavity bigger("maxwell2d_tm", 6, 2, host());
+  const PlanChoice nearest = choose_plan(*bigger.solver, rtcg::tune::TuneMode::automatic, again, 0, tiny_space());
+  EXPECT_EQ(nearest.plan, tuned.plan);
+  EXPECT_EQ(nearest.source.rfind("tuning database (nearest problem class", 0), 0u) << nearest.source;
+
+  // Another order has nothing stored: auto tunes it.
+  Cavity other_order("maxwell2d_tm", 2, 3, host());
+  const PlanChoice fresh = choose_plan(*other_order.solver, rtcg::tune::TuneMode::automatic, again, 0, tiny_space());
+  EXPECT_TRUE(fresh.tuned.has_value());
+}
+
+TEST(PlanTuning, OffKeepsTheDefaultPlan) {
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  rtcg::tune::TuningDb db(scratch_db("off"));
+  const PlanChoice choice = choose_plan(*cavity.solver, rtcg::tune::TuneMode::off, db, 0, tiny_space());
+  EXPECT_EQ(choice.plan, Plan{});
+  EXPECT_EQ(choice.source, "default (RTDG_TUNE=off)");
+  EXPECT_TRUE(db.records().empty());
+}
+
+TEST(PlanTuning, ASpentBudgetStillTimesTheDefaultPlan) {
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  rtcg::tune::TuningDb db(scratch_db("budget"));
+  const PlanChoice choice = choose_plan(*cavity.solver, rtcg::tune::TuneMode::force, db, 1e-9, tiny_space());
+  ASSERT_TRUE(choice.tuned.has_value());
+  EXPECT_TRUE(choice.tuned->budget_exhausted);
+  EXPECT_EQ(choice.plan, Plan{});
+  int budget = 0;
+  for (const rtcg::tune::Timing& t : choice.tuned->variants) budget += t.status == "budget";
+  EXPECT_EQ(budget, 2);
+  EXPECT_NE(choice.source.find("time budget spent"), std::string::npos) << choice.source;
+}
+
+TEST(PlanTuning, PointsAndTextRoundTrip) {
+  Plan plan;
+  plan.fusion = Fusion::stage;
+  plan.layout = Layout::element_major;
+  plan.stage_elements_per_block = 4;
+  plan.nodes_per_thread = 2;
+  plan.operators = Operators::shared;
+  plan.derivative = Derivative::state;
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  EXPECT_EQ(to_text(plan), "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state");
+  EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
+  try {
+    plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=9 operators=global derivative=flux");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("nodes_per_thread=9 is not a whole number in 1..8"), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(PlanTuning, BudgetFromTheEnvironment) {
+  ::setenv("RTDG_TUNE_BUDGET", "12.5", 1);
+  EXPECT_EQ(tune_budget_seconds(), 12.5);
+  ::setenv("RTDG_TUNE_BUDGET", "soon", 1);
+  EXPECT_THROW(tune_budget_seconds(), Error);
+  ::unsetenv("RTDG_TUNE_BUDGET");
+  EXPECT_EQ(tune_budget_seconds(), 60.0);
+}
+
+}  // namespace
+}  // namespace rtdg::dg
