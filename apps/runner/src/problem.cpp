@@ -40,6 +40,12 @@ void Problem::set_precision(const std::string& precision) {
 std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides) {
   auto p = std::make_unique<Problem>();
   p->cfg = config::read_config(config, overrides);
+  load(*p);
+  return p;
+}
+
+void load(Problem& problem) {
+  Problem* p = &problem;
   const config::RunConfig& cfg = p->cfg;
   p->law = fluxes::read_law(cfg.law_file);
   p->parameters = fluxes::resolve_parameters(p->law, cfg.law_parameters);
@@ -56,7 +62,6 @@ std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const
   if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);
   setup.scalar = cfg.precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
   setup.integrator = dg::parse_integrator(cfg.integrator);
-  return p;
 }
 
 }  // namespace rtdg::runner

@@ -79,21 +79,15 @@ std::string mesh_fingerprint(const mesh::Mesh& m) {
   return "sha256:" + rtcg::to_hex(digest.data(), digest.size());
 }
 
-std::string location(const fluxes::Location& where) { return where.line > 0 ? fluxes::to_string(where) : where.file; }
-
 std::string format_number(double value) {
   char text[64];
   std::snprintf(text, sizeof text, "%.6g", value);
   return text;
 }
 
-// Everything a run holds once set up.
-struct Setup {
-  config::RunConfig cfg;
-  fluxes::Law law;
-  std::vector<double> parameters;
-  mesh::Mesh mesh;
-  dg::Discretization disc;
+// Everything a run holds once set up: the problem (config, law, mesh, discretization, solver
+// set-up) and what the run adds.
+struct Setup : Problem {
   std::string fingerprint;
   std::unique_ptr<dg::Solver> solver;
   std::string plan_source;  // where the solver's plan came from (database, tuned now, checkpoint, ...)
@@ -102,24 +96,10 @@ struct Setup {
 // `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
 // the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
 void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
-  const config::RunConfig& cfg = s.cfg;
-  s.law = fluxes::read_law(cfg.law_file);
-  s.parameters = fluxes::resolve_parameters(s.law, cfg.law_parameters);
-  mesh::LoadOptions load;
-  load.parameters = cfg.mesh_parameters;
-  load.periodic = cfg.periodic;
-  s.mesh = mesh::load_mesh(cfg.mesh_file, load);
+  load(s);
   s.fingerprint = mesh_fingerprint(s.mesh);
-  s.disc = dg::discretize(s.mesh, cfg.order);
-
-  dg::SolverSetup setup;
-  setup.law = &s.law;
-  setup.parameters = s.parameters;
-  for (const config::BoundaryAssignment& b : cfg.boundaries)
-    setup.boundaries.push_back({b.mesh_name, b.condition, location(b.name_where)});
-  if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);
-  setup.scalar = cfg.precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
-  setup.integrator = dg::parse_integrator(cfg.integrator);
+  const config::RunConfig& cfg = s.cfg;
+  const dg::SolverSetup& setup = s.setup;
   rtcg::Backend& backend = rtcg::backend(cfg.backend);
   log << "[rtdg] " << s.law.name << " on " << s.disc.K << " " << dg::shape_name(s.disc.element.shape) << "s of order "
       << cfg.order << " (" << s.law.state_components() << " x " << s.disc.K << " x " << s.disc.element.Np

@@ -108,17 +108,9 @@ std::string kernel_hash(const KernelSpec& spec) {
   // Bump when any kernel family's generated code changes meaning or speed, so stored tuning
   // results of the old generator are not reused.
   static constexpr std::string_view generator_version = "rtdg-dg-kernels-2 (unfused, fused stage)";
-  // The incident wave's constants are left out: they do not change which plan wins.
-  const kernels::Pieces pieces = [&] {
-    fluxes::Lowered flux = fluxes::lower_volume_flux(*spec.law, spec.parameters);
-    kernels::Pieces p;
-    p.flux = std::move(flux);
-    p.source = fluxes::lower_source(*spec.law, spec.parameters);
-    p.difference = fluxes::lower_flux_difference(*spec.law, spec.parameters);
-    for (const fluxes::BoundaryCondition* condition : spec.conditions)
-      p.boundary.push_back(fluxes::lower_boundary_flux(*spec.law, *condition, spec.parameters));
-    return p;
-  }();
+  // The incident wave is left out (its constants do not change which plan wins); the
+  // boundary pieces only read it.
+  const kernels::Pieces pieces = kernels::lower_pieces(spec);
   rtcg::SourceWriter text;
   text.line(generator_version);
   kernels::emit_piece(text, pieces.flux, "F", "f", spec.scalar);

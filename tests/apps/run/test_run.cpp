@@ -35,6 +35,8 @@ class Run : public ::testing::Test {
 protected:
   void SetUp() override {
     if (!RTDG_TEST_HAVE_GMSH) GTEST_SKIP() << "this rtdg was built without Gmsh (the configs mesh .geo files)";
+    // Runs use the default plan unless a test asks for tuning (it sets RTDG_TUNE itself).
+    ::setenv("RTDG_TUNE", "off", 1);
   }
 };
 
@@ -156,7 +158,7 @@ TEST_F(Run, TunedPlanIsStoredReusedAndKeptOnRestart) {
 TEST_F(Run, SummaryNamesTheDefaultPlanWhenTuningIsOff) {
   const fs::path dir = test::scratch();
   Quiet quiet;
-  const RunSummary summary = quiet.run(cavity_options(dir));  // ctest sets RTDG_TUNE=off
+  const RunSummary summary = quiet.run(cavity_options(dir));  // SetUp sets RTDG_TUNE=off
   EXPECT_EQ(summary.plan, dg::Plan{}.describe());
   EXPECT_EQ(summary.plan_source, "default (RTDG_TUNE=off)");
   EXPECT_NE(format_summary(summary).find("kernel plan: unfused, field_major"), std::string::npos) << format_summary(summary);

@@ -25,6 +25,7 @@ struct Problem {
   dg::SolverSetup setup;  // setup.law points at `law`: a Problem is not copied or moved
 
   Problem() = default;
+  virtual ~Problem() = default;
   Problem(const Problem&) = delete;
   Problem& operator=(const Problem&) = delete;
 
@@ -34,8 +35,11 @@ struct Problem {
   void set_precision(const std::string& precision);
 };
 
-// Reads the config (with --set overrides), the law and the mesh (meshing a .geo needs Gmsh),
-// and discretizes at the config's order. Throws with the file and location of a problem.
+// Reads the law and the mesh that problem.cfg names (meshing a .geo needs Gmsh), discretizes at
+// its order and fills in the solver set-up. Throws with the file and location of a problem.
+void load(Problem& problem);
+
+// The same from a config file (with --set overrides).
 std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides);
 
 // The plane wave of a config's [incident] table.
