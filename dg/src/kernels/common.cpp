@@ -138,6 +138,23 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
   w.line();
 }
 
+void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
+                       const std::function<std::string(int ca)>& target) {
+  const int dim = spec.element->dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  w.line("real F[NCOMP * DIM];");
+  emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
+  w.line("const real* g = drdx + k * (DIM * DIM);");
+  for (int c = 0; c < components; ++c)
+    for (int a = 0; a < dim; ++a) {
+      std::string sum;
+      for (int d = 0; d < dim; ++d)
+        sum += (d ? " + " : "") + std::string("g[") + std::to_string(a * dim + d) + "] * F[" +
+               std::to_string(c * dim + d) + "]";
+      w.line(target(c * dim + a) + " = " + sum + ";");
+    }
+}
+
 void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());

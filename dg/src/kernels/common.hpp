@@ -58,6 +58,12 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec);
 // boundary condition (code from bcode), and reads the face geometry into `fg` / nrm[].
 void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces);
 
+// With u[] (and xn[] when the flux reads it) bound at node i of element k: evaluates the flux
+// F and writes the metric-folded G_a = sum_d (dr_a/dx_d) F_d of component c to `target(c * DIM
+// + a)` (a C lvalue), for every c and a.
+void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
+                       const std::function<std::string(int ca)>& target);
+
 std::string join_ints(const std::vector<int>& values);
 
 }  // namespace rtdg::dg::kernels

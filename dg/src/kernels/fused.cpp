@@ -121,16 +121,8 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("real u[NCOMP];");
     for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * NP + i];");
     if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
-    w.line("real F[NCOMP * DIM];");
-    emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
-    w.line("const real* g = drdx + k * (DIM * DIM);");
-    for (int c = 0; c < components; ++c)
-      for (int a = 0; a < dim; ++a) {
-        std::string sum;
-        for (int d = 0; d < dim; ++d)
-          sum += (d ? " + " : "") + std::string("g[") + str(a * dim + d) + "] * F[" + str(c * dim + d) + "]";
-        w.line("sG[(e * (NCOMP * DIM) + " + str(c * dim + a) + ") * NP + i] = " + sum + ";");
-      }
+    write_folded_flux(w, spec, pieces,
+                      [](int ca) { return "sG[(e * (NCOMP * DIM) + " + std::to_string(ca) + ") * NP + i]"; });
   }
   {
     w.line("// Fscale n.(F - F*) at every face node of the block; exterior traces from q.");

@@ -20,18 +20,8 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
     auto loop = w.block("RTDG_NODES(i)");
     load_state(w, components, "k", "i", "u");
     if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
-    w.line("real F[NCOMP * DIM];");
-    emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
-    w.line("const real* g = drdx + k * (DIM * DIM);");
     // G_a = sum_d (dr_a/dx_d) F_d, for each component.
-    for (int c = 0; c < components; ++c)
-      for (int a = 0; a < dim; ++a) {
-        std::string sum;
-        for (int d = 0; d < dim; ++d)
-          sum += (d ? " + " : "") + std::string("g[") + std::to_string(a * dim + d) + "] * F[" +
-                 std::to_string(c * dim + d) + "]";
-        w.line("G[" + std::to_string(c * dim + a) + "][i] = " + sum + ";");
-      }
+    write_folded_flux(w, spec, pieces, [](int ca) { return "G[" + std::to_string(ca) + "][i]"; });
   }
   w.line("RTDG_SYNC();");
   auto loop = w.block("RTDG_NODES(i)");
