@@ -191,7 +191,8 @@ void check_checkpoint_nodes(const fs::path& file, const output::Solution& checkp
       magnitude = std::max(magnitude, column.cwiseAbs().maxCoeff());
       for (Eigen::Index i = 0; i < Np; ++i) {
         const double gap = std::abs((*stored[d])[static_cast<std::size_t>(k * Np + i)] - column(i));
-        if (!(gap <= worst)) {
+        // A NaN gap is kept (a later finite one must not replace it): it is refused below.
+        if (!(gap <= worst) && !std::isnan(worst)) {
           worst = gap;
           worst_node = i;
         }

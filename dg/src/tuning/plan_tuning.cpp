@@ -249,7 +249,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
     for (std::size_t i = 0; i < state.size(); ++i) {
       scale = std::max(scale, std::abs(context->reference[i]));
       const double difference = std::abs((state[i] - context->start[i]) - context->reference[i]);
-      if (!(difference <= worst)) {
+      if (!std::isfinite(difference)) return "one step gives a non-finite value at value " + std::to_string(i);
+      if (difference > worst) {
         worst = difference;
         where = i;
       }
