@@ -1,5 +1,6 @@
 // `rtdg law check <file>`: reads a conservation-law file, checks it, and prints its fields,
-// parameters, boundary conditions and the generated code, or every error with its
+// parameters, definitions, numerical flux, boundary conditions and the generated code (for
+// every piece, derived numerical fluxes included), or every error with its
 // file:line:column. The work is fluxes::check_law_report; this only parses the command line.
 #include "rtdg/command.hpp"
 
@@ -44,7 +45,7 @@ void setup_law(CLI::App& rtdg) {
   law->require_subcommand(1);
   auto options = std::make_shared<LawCheckOptions>();
   CLI::App* check = law->add_subcommand("check", "Parse and check a law file; print its fields, parameters, "
-                                                  "boundary conditions and the generated code");
+                                                  "definitions, boundary conditions and the generated code");
   check->add_option("file", options->file, "The law file (TOML), e.g. data/laws/maxwell3d.toml")->required();
   check->add_flag("--float", options->single, "Generate single-precision code (default: double)");
   check->add_option("--set", options->overrides, "Override a parameter: name=value (repeatable)");

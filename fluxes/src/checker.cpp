@@ -50,12 +50,17 @@ private:
       for (const auto& p : env_.parameters()) names += (names.empty() ? "" : ", ") + p;
       text += "a parameter (" + names + "), ";
     }
-    if (where_ == Where::boundary && !env_.incident().empty()) {
+    if (!env_.definitions().empty()) {
+      std::string names;
+      for (const auto& d : env_.definitions()) names += (names.empty() ? "" : ", ") + d.name;
+      text += "a definition (" + names + "), ";
+    }
+    if ((where_ == Where::boundary || where_ == Where::definition) && !env_.incident().empty()) {
       text += "an incident field (" + list(env_.incident()) + "), ";
     }
     text += env_.dimension() == 3 ? "x, y, z" : env_.dimension() == 2 ? "x, y" : "x";
     text += ", pos, t";
-    if (where_ == Where::face || where_ == Where::boundary) text += ", normal";
+    if (where_ == Where::face || where_ == Where::boundary || where_ == Where::definition) text += ", normal";
     text += " or pi";
     return text;
   }
@@ -98,7 +103,7 @@ private:
       case SymbolKind::pi:
       case SymbolKind::parameter: e.shape = Shape::scalar; return;
       case SymbolKind::normal:
-        if (where_ != Where::face && where_ != Where::boundary) {
+        if (where_ != Where::face && where_ != Where::boundary && where_ != Where::definition) {
           error(e, "'normal' exists only on faces (numerical fluxes and boundary conditions), not in a " +
                        std::string(to_string(where_)) + " expression");
           return;
@@ -106,14 +111,98 @@ private:
         e.shape = Shape::vector;
         return;
       case SymbolKind::incident:
-        if (where_ != Where::boundary) {
+        if (where_ != Where::boundary && where_ != Where::definition) {
           error(e, "incident field '" + e.name + "' is available only in boundary conditions");
           return;
         }
         e.shape = env_.incident()[e.symbol.index].shape;
         return;
       case SymbolKind::field: visit_field(e); return;
+      case SymbolKind::definition: visit_definition(e); return;
     }
+  }
+
+  // A definition used by name (or, with .int/.ext, as a trace): its body was checked before
+  // (definitions are checked in the order they use each other), so its shape and what it
+  // depends on are known, and the use is checked as a use of a field would be.
+  void visit_definition(Expr& e) {
+    const DefinitionShape& d = env_.definitions()[e.symbol.index];
+    if (d.shape == Shape::unknown) return;  // its body had errors, already reported
+    if (!definition_available(e, d)) return;
+    if (d.state) {
+      switch (where_) {
+        case Where::volume:
+        case Where::definition: break;
+        case Where::face:
+          if (average_depth_ > 0) break;
+          error(e, "definition '" + e.name + "' depends on the state, so on a face it needs a trace: write " + e.name +
+                       ".int (this element) or " + e.name + ".ext (the neighbour), or use it inside avg() or jump()");
+          return;
+        case Where::boundary:
+          error(e, "definition '" + e.name + "' depends on the state; in a boundary condition the state is the "
+                   "interior trace: write " + e.name + ".int");
+          return;
+        case Where::pointwise:
+          error(e, "definition '" + e.name + "' depends on the state (the fields), but initial conditions and exact "
+                   "solutions depend only on x, y, z, pos, t and parameters");
+          return;
+      }
+    }
+    e.shape = d.shape;
+  }
+
+  void visit_definition_trace(Expr& e) {
+    const DefinitionShape& d = env_.definitions()[e.symbol.index];
+    const std::string member = e.side == TraceSide::interior ? ".int" : ".ext";
+    if (d.shape == Shape::unknown) return;
+    if (!d.state) {
+      error(e, "'" + member + "' takes the trace of a field or of a definition that depends on the state, and '" +
+                   e.name + "' does not depend on the state: write " + e.name);
+      return;
+    }
+    switch (where_) {
+      case Where::volume:
+        error(e, "a trace (" + e.name + member + ") is only defined on faces; in a volume expression write the "
+                 "definition as " + e.name);
+        return;
+      case Where::definition:
+        error(e, "a definition is evaluated at one point, so it cannot use a trace (" + e.name + member +
+                     "): write " + e.name + ", and take the trace where the definition is used");
+        return;
+      case Where::pointwise:
+        error(e, "a trace (" + e.name + member + ") is only defined on faces, and initial conditions and exact "
+                 "solutions do not depend on the state");
+        return;
+      case Where::face:
+        if (average_depth_ > 0) {
+          error(e, "avg() and jump() take the definition itself: write " + e.name + ", not " + e.name + member);
+          return;
+        }
+        break;
+      case Where::boundary:
+        if (e.side == TraceSide::exterior) {
+          error(e, "a boundary condition defines the exterior state, so it can use only the interior "
+                   "trace " + e.name + ".int");
+          return;
+        }
+        break;
+    }
+    if (!definition_available(e, d)) return;
+    e.shape = d.shape;
+  }
+
+  // A definition that uses normal or an incident field can only be used where those exist.
+  bool definition_available(const Expr& e, const DefinitionShape& d) {
+    if (d.normal && where_ != Where::face && where_ != Where::boundary && where_ != Where::definition) {
+      error(e, "definition '" + e.name + "' uses 'normal', which exists only on faces (numerical fluxes and boundary "
+               "conditions), not in a " + std::string(to_string(where_)) + " expression");
+      return false;
+    }
+    if (d.incident && where_ != Where::boundary && where_ != Where::definition) {
+      error(e, "definition '" + e.name + "' uses an incident field, which is available only in boundary conditions");
+      return false;
+    }
+    return true;
   }
 
   void visit_field(Expr& e) {
@@ -135,12 +224,17 @@ private:
         error(e, "'" + e.name + "' is a field, but initial conditions and exact solutions depend only on "
                  "x, y, z, pos, t and parameters");
         return;
+      case Where::definition: e.shape = shape; return;
     }
   }
 
   void visit_trace(Expr& e) {
     e.symbol = env_.lookup(e.name);
     const std::string member = e.side == TraceSide::interior ? ".int" : ".ext";
+    if (e.symbol.kind == SymbolKind::definition) {
+      visit_definition_trace(e);
+      return;
+    }
     if (e.symbol.kind != SymbolKind::field) {
       if (e.symbol.kind == SymbolKind::none) {
         error(e, "unknown field '" + e.name + "' before '" + member + "'; " + known_names());
@@ -158,6 +252,10 @@ private:
       case Where::pointwise:
         error(e, "a trace (" + e.name + member + ") is only defined on faces, and initial conditions and exact "
                  "solutions do not depend on the state");
+        return;
+      case Where::definition:
+        error(e, "a definition is evaluated at one point, so it cannot use a trace (" + e.name + member +
+                     "): write the field as " + e.name + ", and take the trace where the definition is used");
         return;
       case Where::face:
         if (average_depth_ > 0) {
@@ -397,6 +495,12 @@ private:
   }
 
   void visit_average(Expr& e, const detail::FunctionInfo& f) {
+    if (where_ == Where::definition) {
+      error(e, std::string(f.name) + "() combines the two traces on a face, and a definition is evaluated at one "
+                                     "point: apply " + std::string(f.name) + "() where the definition is used, as in " +
+                   std::string(f.name) + "(p)");
+      return;
+    }
     if (where_ != Where::face) {
       error(e, std::string(f.name) + "() combines the two traces on a face and exists only in numerical "
                                      "fluxes, not in a " + to_string(where_) + " expression");

@@ -12,6 +12,7 @@ const char* to_string(Where where) {
     case Where::face: return "face";
     case Where::boundary: return "boundary";
     case Where::pointwise: return "pointwise";
+    case Where::definition: return "definition";
   }
   return "?";
 }
@@ -49,6 +50,7 @@ std::string Environment::check_new_name(const std::string& name) const {
 std::string Environment::add_field(const std::string& name, Shape shape) {
   std::string problem = check_new_name(name);
   if (!problem.empty()) return problem;
+  declared_.emplace(name, Symbol{SymbolKind::field, fields_.size()});
   fields_.push_back(NamedShape{name, shape, state_components_});
   state_components_ += components(shape);
   return {};
@@ -57,6 +59,7 @@ std::string Environment::add_field(const std::string& name, Shape shape) {
 std::string Environment::add_parameter(const std::string& name) {
   std::string problem = check_new_name(name);
   if (!problem.empty()) return problem;
+  declared_.emplace(name, Symbol{SymbolKind::parameter, parameters_.size()});
   parameters_.push_back(name);
   return {};
 }
@@ -64,9 +67,25 @@ std::string Environment::add_parameter(const std::string& name) {
 std::string Environment::add_incident(const std::string& name, Shape shape) {
   std::string problem = check_new_name(name);
   if (!problem.empty()) return problem;
+  declared_.emplace(name, Symbol{SymbolKind::incident, incident_.size()});
   incident_.push_back(NamedShape{name, shape, incident_components_});
   incident_components_ += components(shape);
   return {};
+}
+
+std::string Environment::add_definition(const std::string& name) {
+  std::string problem = check_new_name(name);
+  if (!problem.empty()) return problem;
+  declared_.emplace(name, Symbol{SymbolKind::definition, definitions_.size()});
+  definitions_.push_back(DefinitionShape{name, Shape::unknown, false, false, false});
+  return {};
+}
+
+void Environment::set_definition(std::size_t index, const DefinitionShape& shape) {
+  DefinitionShape& d = definitions_.at(index);
+  const std::string name = d.name;
+  d = shape;
+  d.name = name;
 }
 
 Symbol Environment::lookup(std::string_view name) const {
@@ -77,15 +96,7 @@ Symbol Environment::lookup(std::string_view name) const {
   if (name == "t") return {SymbolKind::time, 0};
   if (name == "normal") return {SymbolKind::normal, 0};
   if (name == "pi") return {SymbolKind::pi, 0};
-  for (std::size_t i = 0; i < fields_.size(); ++i) {
-    if (fields_[i].name == name) return {SymbolKind::field, i};
-  }
-  for (std::size_t i = 0; i < parameters_.size(); ++i) {
-    if (parameters_[i] == name) return {SymbolKind::parameter, i};
-  }
-  for (std::size_t i = 0; i < incident_.size(); ++i) {
-    if (incident_[i].name == name) return {SymbolKind::incident, i};
-  }
+  if (const auto found = declared_.find(name); found != declared_.end()) return found->second;
   return {};
 }
 

@@ -46,6 +46,7 @@ LowerContext context_for(const Law& law, Where where, const std::vector<double>&
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     context.parameters.push_back(law.parameters[i].constant ? std::optional<double>(parameters[i]) : std::nullopt);
   }
+  for (const auto& d : law.definitions) context.definitions.push_back(DefinitionBody{d.body.ast.get(), d.body.source.get(), d.uses});
   return context;
 }
 
@@ -74,7 +75,66 @@ std::vector<NodeId> normal_flux(const Law& law, Dag& dag, const LowerContext& co
   return out;
 }
 
+// The state on one side of a face, per flat component: inputs, or on a boundary the exterior
+// state the condition gives.
+std::vector<NodeId> trace_state(const Law& law, Dag& dag, const LowerContext& context, TraceSide side) {
+  std::vector<NodeId> out;
+  for (std::size_t k = 0; k < law.state_components(); ++k) {
+    if (side == TraceSide::exterior && context.exterior != nullptr) {
+      out.push_back(context.exterior->at(k));
+    } else {
+      out.push_back(dag.input(InputRef{side == TraceSide::interior ? InputKind::state : InputKind::exterior,
+                                       static_cast<std::uint32_t>(k)}));
+    }
+  }
+  return out;
+}
+
+// The derived forms, from the volume flux on both sides:
+//   n.(F - F*) = (n.F(u.int) - n.F(u.ext))/2 [ - lambda/2 (u.int - u.ext) for rusanov ]
+// which is n.F(u.int) - n.F* with n.F* = avg(n.F(u)) [ + lambda/2 jump(u) ], written so that
+// nothing cancels.
+std::vector<NodeId> derived_flux_difference(const Law& law, Dag& dag, const LowerContext& context) {
+  LowerContext outside = context;
+  outside.state_side = TraceSide::exterior;
+  const std::vector<NodeId> inner_flux = normal_flux(law, dag, context);
+  const std::vector<NodeId> outer_flux = normal_flux(law, dag, outside);
+  const NodeId half = dag.constant(0.5);
+  std::optional<NodeId> penalty;  // lambda/2
+  if (law.flux_form == FluxForm::rusanov) {
+    NodeId lambda = 0;
+    if (law.wave_speed) {
+      lambda = lower_expression(*law.wave_speed, dag, context).at(0);
+    } else {
+      const NodeId inner = lower_expression(law.max_wave_speed, dag, context).at(0);
+      const NodeId outer = lower_expression(law.max_wave_speed, dag, outside).at(0);
+      lambda = inner == outer ? inner : dag.binary(Op::max, inner, outer);
+    }
+    penalty = dag.binary(Op::multiply, half, lambda);
+  }
+  const std::vector<NodeId> inner_state = trace_state(law, dag, context, TraceSide::interior);
+  const std::vector<NodeId> outer_state = trace_state(law, dag, context, TraceSide::exterior);
+  std::vector<NodeId> out;
+  try {
+    for (std::size_t k = 0; k < inner_flux.size(); ++k) {
+      NodeId difference = dag.binary(Op::multiply, half, dag.binary(Op::subtract, inner_flux[k], outer_flux[k]));
+      if (penalty) {
+        const NodeId jump = dag.binary(Op::subtract, inner_state[k], outer_state[k]);
+        difference = dag.binary(Op::subtract, difference, dag.binary(Op::multiply, *penalty, jump));
+      }
+      out.push_back(difference);
+    }
+  } catch (const FoldError& fold) {
+    throw Error(law.volume_flux.front().front().source->at(0),
+                std::string("the ") + to_string(law.flux_form) + " flux: " + fold.what());
+  }
+  return out;
+}
+
 std::vector<NodeId> flux_difference(const Law& law, Dag& dag, const LowerContext& context) {
+  if (law.flux_form == FluxForm::rusanov || law.flux_form == FluxForm::central) {
+    return derived_flux_difference(law, dag, context);
+  }
   std::vector<NodeId> given;
   for (const auto& e : law.numerical_flux) append(given, lower_expression(e, dag, context));
   if (law.flux_form == FluxForm::difference) return given;

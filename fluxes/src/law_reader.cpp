@@ -32,6 +32,16 @@ std::vector<std::string> Law::component_names() const {
   return names;
 }
 
+const char* to_string(FluxForm form) {
+  switch (form) {
+    case FluxForm::difference: return "difference";
+    case FluxForm::full: return "full";
+    case FluxForm::rusanov: return "rusanov";
+    case FluxForm::central: return "central";
+  }
+  return "?";
+}
+
 const BoundaryCondition* Law::find_boundary(std::string_view wanted) const {
   for (const auto& bc : boundaries) {
     if (bc.name == wanted) return &bc;
@@ -61,6 +71,7 @@ public:
     law.file = file_;
     read_declarations(root, law);
     diagnostics_.throw_if_any();  // without valid declarations, expressions cannot be checked
+    read_definitions(root, law);
     read_expressions(root, law);
     diagnostics_.throw_if_any();
     return law;
@@ -133,8 +144,8 @@ private:
 
   // ----- declarations ---------------------------------------------------------------------
   void read_declarations(const toml::table& root, Law& law) {
-    static constexpr std::array<std::string_view, 13> top_keys = {
-        "name", "description", "dimension", "fields", "parameters", "incident", "volume_flux",
+    static constexpr std::array<std::string_view, 14> top_keys = {
+        "name", "description", "dimension", "fields", "parameters", "incident", "definitions", "volume_flux",
         "numerical_flux", "boundary", "source", "initial", "exact", "max_wave_speed"};
     for (const auto& [key, node] : ordered(root)) {
       if (std::find(top_keys.begin(), top_keys.end(), key->str()) == top_keys.end()) {
@@ -301,23 +312,38 @@ private:
     return std::make_shared<const SourceText>(file_, shortest_decimal(value), where.line, where.column);
   }
 
-  std::optional<Expression> expression(const Law& law, const toml::node& node, Where where, Shape expected,
-                                       const std::string& what) {
+  struct Parsed {
+    std::shared_ptr<const SourceText> source;
+    ExprPtr ast;
+  };
+
+  // An expression's text and syntax tree, not yet checked.
+  std::optional<Parsed> parsed(const toml::node& node, const std::string& what) {
     if (!node.is_string() && !node.is_integer() && !(node.is_floating_point() && std::isfinite(node.as_floating_point()->get()))) {
       error(at(node), what + " must be an expression in a string, e.g. \"0.5*u\"");
       return std::nullopt;
     }
-    Expression result;
-    result.where = where;
+    Parsed result;
     result.source = source_of(node);
-    ExprPtr ast;
     try {
-      ast = parse_expression(*result.source);
+      result.ast = parse_expression(*result.source);
     } catch (const Error& e) {
       diagnostics_.append(e);
       return std::nullopt;
     }
+    return result;
+  }
+
+  std::optional<Expression> expression(const Law& law, const toml::node& node, Where where, Shape expected,
+                                       const std::string& what) {
+    std::optional<Parsed> p = parsed(node, what);
+    if (!p) return std::nullopt;
+    Expression result;
+    result.where = where;
+    result.source = std::move(p->source);
+    ExprPtr ast = std::move(p->ast);
     if (!check(*ast, law.env, where, *result.source, diagnostics_)) return std::nullopt;
+    if (ast->shape == Shape::unknown) return std::nullopt;  // uses a definition whose errors were reported
     if (ast->shape != expected) {
       error(result.source->at(ast->begin), what + " must be " + describe(expected, law.dimension) + "; got " +
                                                describe(ast->shape, law.dimension));
@@ -401,26 +427,213 @@ private:
     }
   }
 
+  void read_numerical_flux(const toml::table& table, Law& law) {
+    if (const toml::node* form = table.get("form")) {
+      const auto* s = form->as_string();
+      static constexpr std::array<FluxForm, 4> forms = {FluxForm::difference, FluxForm::full, FluxForm::rusanov,
+                                                        FluxForm::central};
+      const auto found = std::find_if(forms.begin(), forms.end(),
+                                      [&](FluxForm f) { return s != nullptr && s->get() == to_string(f); });
+      if (found != forms.end()) {
+        law.flux_form = *found;
+      } else {
+        error(at(*form), "'form' must be \"difference\" (n.(F - F*), as hedge writes it), \"full\" (n.F*), or "
+                         "\"rusanov\" or \"central\" (n.F* derived from the volume flux)");
+      }
+    }
+    const toml::node* wave_speed = table.get("wave_speed");
+    if (law.flux_form == FluxForm::rusanov || law.flux_form == FluxForm::central) {
+      // Derived from the volume flux: no expression per field.
+      const std::string form = "form = \"" + std::string(to_string(law.flux_form)) + "\"";
+      for (const auto& [key, node] : ordered(table)) {
+        const std::string_view name = key->str();
+        if (name == "form" || (name == "wave_speed" && law.flux_form == FluxForm::rusanov)) continue;
+        if (law.env.lookup(name).kind == SymbolKind::field) {
+          error(at(*key), form + " derives the numerical flux of every field from [volume_flux]; remove '" +
+                              std::string(name) + "' here, or give the flux yourself with form = \"full\"");
+        } else if (name == "wave_speed") {
+          error(at(*key), "'wave_speed' is the lambda of form = \"rusanov\"; " + form + " has none");
+        } else {
+          unknown_key(*key, "[numerical_flux]", law.flux_form == FluxForm::rusanov ? "'form' or 'wave_speed'" : "'form'");
+        }
+      }
+      if (wave_speed != nullptr && law.flux_form == FluxForm::rusanov) {
+        law.wave_speed = expression(law, *wave_speed, Where::face, Shape::scalar, "'wave_speed'");
+      }
+      return;
+    }
+    for (const auto& [key, node] : ordered(table)) {
+      if (key->str() == "wave_speed") {
+        error(at(*key), "'wave_speed' is the lambda of form = \"rusanov\"; form = \"" +
+                            std::string(to_string(law.flux_form)) + "\" has none");
+      }
+    }
+    const std::string what = law.flux_form == FluxForm::difference ? "the flux difference n.(F - F*)" : "the numerical flux n.F*";
+    if (wave_speed != nullptr) {
+      law.numerical_flux = unwrap(per_field(law, table, "[numerical_flux]", Where::face, what, true,
+                                            std::array<std::string_view, 2>{"form", "wave_speed"}));
+    } else {
+      law.numerical_flux = unwrap(per_field(law, table, "[numerical_flux]", Where::face, what, true,
+                                            std::array<std::string_view, 1>{"form"}));
+    }
+  }
+
+  // ----- definitions ----------------------------------------------------------------------
+  // [definitions]: name = "expression". Every name is declared first, so bodies may use each
+  // other in any order; then the uses are followed (no cycles allowed) and the bodies checked
+  // so that each definition's shape is known before a body that uses it is checked.
+  void read_definitions(const toml::table& root, Law& law) {
+    const toml::table* table = table_at(root, "definitions", "'definitions'");
+    if (table == nullptr) return;
+    struct Pending {
+      std::optional<Parsed> body;
+      std::vector<std::pair<std::size_t, std::size_t>> uses;  // (definition, offset of the use in the body)
+      bool failed = false;
+    };
+    std::vector<Pending> pending;
+    for (const auto& [key, node] : ordered(*table)) {
+      Definition d;
+      d.name = std::string(key->str());
+      d.where = at(*key);
+      const Symbol clash = law.env.lookup(d.name);
+      std::string problem;
+      if (clash.kind == SymbolKind::field) {
+        problem = "definition '" + d.name + "' has the name of the field declared at " + to_string(law.fields[clash.index].where);
+      } else if (clash.kind == SymbolKind::parameter) {
+        problem = "definition '" + d.name + "' has the name of the parameter declared at " +
+                  to_string(law.parameters[clash.index].where);
+      } else if (clash.kind == SymbolKind::incident) {
+        problem = "definition '" + d.name + "' has the name of the incident field declared at " +
+                  to_string(law.incident[clash.index].where);
+      } else if (std::string why = law.env.add_definition(d.name); !why.empty()) {
+        problem = "definition " + why;
+      }
+      if (!problem.empty()) {
+        error(at(*key), problem + "; choose another name");
+        continue;
+      }
+      Pending p;
+      p.body = parsed(*node, "definition '" + d.name + "'");
+      p.failed = !p.body;
+      pending.push_back(std::move(p));
+      law.definitions.push_back(std::move(d));
+    }
+    for (Pending& p : pending) {
+      if (p.body) collect_uses(*p.body->ast, law.env, p.uses);
+    }
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      for (const auto& use : pending[i].uses) law.definitions[i].uses.push_back(use.first);
+      auto& uses = law.definitions[i].uses;
+      std::sort(uses.begin(), uses.end());
+      uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+    }
+
+    // Depth-first over the uses (iteratively: a law may have many definitions): post-order is
+    // the order to check in, and a use of a definition still on the path closes a cycle.
+    enum class Mark : unsigned char { new_, open, done };
+    std::vector<Mark> mark(pending.size(), Mark::new_);
+    std::vector<std::size_t> order;
+    for (std::size_t start = 0; start < pending.size(); ++start) {
+      if (mark[start] != Mark::new_) continue;
+      std::vector<std::pair<std::size_t, std::size_t>> path{{start, 0}};  // (definition, next use)
+      mark[start] = Mark::open;
+      while (!path.empty()) {
+        const std::size_t d = path.back().first;
+        const std::size_t next = path.back().second++;
+        if (next == pending[d].uses.size()) {
+          mark[d] = Mark::done;
+          order.push_back(d);
+          path.pop_back();
+          continue;
+        }
+        const auto [u, offset] = pending[d].uses[next];
+        if (mark[u] == Mark::new_) {
+          mark[u] = Mark::open;
+          path.emplace_back(u, 0);
+        } else if (mark[u] == Mark::open) {
+          // u, ..., d is the cycle; d's use of u closes it.
+          std::string cycle;
+          auto first = std::find_if(path.begin(), path.end(), [&](const auto& entry) { return entry.first == u; });
+          for (auto it = first; it != path.end(); ++it) {
+            cycle += law.definitions[it->first].name + " -> ";
+            pending[it->first].failed = true;
+          }
+          cycle += law.definitions[u].name;
+          const Location where = pending[d].body->source->at(offset);
+          if (u == d) {
+            error(where, "definition '" + law.definitions[d].name + "' uses itself; a definition cannot use itself, "
+                         "directly or through other definitions");
+          } else {
+            error(where, "definitions use each other in a cycle: " + cycle + "; a definition cannot use itself, "
+                         "directly or through other definitions");
+          }
+        }
+      }
+    }
+
+    for (std::size_t i : order) {
+      Pending& p = pending[i];
+      Definition& d = law.definitions[i];
+      if (!p.body) continue;
+      d.body.where = Where::definition;
+      d.body.source = p.body->source;
+      const std::size_t before = diagnostics_.size();
+      check(*p.body->ast, law.env, Where::definition, *d.body.source, diagnostics_);
+      Expr& ast = *p.body->ast;
+      if (diagnostics_.size() != before || ast.shape == Shape::unknown) p.failed = true;
+      if (!p.failed && ast.shape == Shape::boolean) {
+        error(d.body.source->at(ast.begin), "definition '" + d.name + "' must be a scalar or a vector; a comparison "
+                                             "can only be the first argument of if()");
+        p.failed = true;
+      }
+      DefinitionShape shape;
+      if (!p.failed) {
+        shape.shape = ast.shape;
+        depends(ast, law.env, shape);
+      }
+      law.env.set_definition(i, shape);
+      d.body.ast = std::move(p.body->ast);
+    }
+  }
+
+  // The definitions an expression uses by name (or as a trace), with where.
+  static void collect_uses(const Expr& e, const Environment& env, std::vector<std::pair<std::size_t, std::size_t>>& uses) {
+    if (e.kind == ExprKind::name || e.kind == ExprKind::trace) {
+      const Symbol s = env.lookup(e.name);
+      if (s.kind == SymbolKind::definition) uses.emplace_back(s.index, e.offset);
+    }
+    for (const auto& arg : e.args) collect_uses(*arg, env, uses);
+  }
+
+  // What a checked definition body depends on: fields, normal, incident fields, directly or
+  // through the definitions it uses (checked before it).
+  static void depends(const Expr& e, const Environment& env, DefinitionShape& shape) {
+    if (e.kind == ExprKind::name || e.kind == ExprKind::trace) {
+      switch (e.symbol.kind) {
+        case SymbolKind::field: shape.state = true; break;
+        case SymbolKind::normal: shape.normal = true; break;
+        case SymbolKind::incident: shape.incident = true; break;
+        case SymbolKind::definition: {
+          const DefinitionShape& used = env.definitions()[e.symbol.index];
+          shape.state = shape.state || used.state;
+          shape.normal = shape.normal || used.normal;
+          shape.incident = shape.incident || used.incident;
+          break;
+        }
+        default: break;
+      }
+    }
+    for (const auto& arg : e.args) depends(*arg, env, shape);
+  }
+
   void read_expressions(const toml::table& root, Law& law) {
     read_volume_flux(root, law);
 
     if (const toml::table* table = table_at(root, "numerical_flux", "'numerical_flux'")) {
-      if (const toml::node* form = table->get("form")) {
-        const auto* s = form->as_string();
-        if (s != nullptr && s->get() == "difference") {
-          law.flux_form = FluxForm::difference;
-        } else if (s != nullptr && s->get() == "full") {
-          law.flux_form = FluxForm::full;
-        } else {
-          error(at(*form), "'form' must be \"difference\" (n.(F - F*), as hedge writes it) or \"full\" (n.F*)");
-        }
-      }
-      const std::string what = law.flux_form == FluxForm::difference ? "the flux difference n.(F - F*)" : "the numerical flux n.F*";
-      law.numerical_flux = unwrap(per_field(law, *table, "[numerical_flux]", Where::face, what, true,
-                                            std::array<std::string_view, 1>{"form"}));
+      read_numerical_flux(*table, law);
     } else if (root.get("numerical_flux") == nullptr) {
       error(Location{file_, 1, 1}, "missing [numerical_flux]: n.(F - F*) (form = \"difference\") or n.F* "
-                                   "(form = \"full\") for each field");
+                                   "(form = \"full\") for each field, or form = \"rusanov\" or \"central\"");
     }
 
     if (const toml::table* boundaries = table_at(root, "boundary", "'boundary'")) {

@@ -4,8 +4,10 @@
 #include "functions.hpp"
 
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <string>
+#include <utility>
 
 namespace fluxes {
 
@@ -13,11 +15,14 @@ namespace {
 
 using detail::Function;
 using Value = std::vector<NodeId>;  // [1] for a scalar or condition, [dimension] for a vector
+// Definitions already lowered in this lower() call: (definition, trace) -> value.
+using DefinitionValues = std::map<std::pair<std::size_t, TraceSide>, Value>;
 
 class Lowerer {
 public:
-  Lowerer(Dag& dag, const LowerContext& context, const SourceText& source)
-      : dag_(dag), context_(context), env_(*context.env), source_(source) {}
+  Lowerer(Dag& dag, const LowerContext& context, const SourceText& source, DefinitionValues& definitions,
+          TraceSide side)
+      : dag_(dag), context_(context), env_(*context.env), source_(source), definitions_(definitions), side_(side) {}
 
   Value visit(const Expr& e) {
     try {
@@ -52,7 +57,9 @@ private:
     switch (e.kind) {
       case ExprKind::number: return {dag_.constant(e.number)};
       case ExprKind::name: return name(e);
-      case ExprKind::trace: return field(e.symbol.index, e.side);
+      case ExprKind::trace:
+        if (e.symbol.kind == SymbolKind::definition) return definition(e.symbol.index, e.side);
+        return field(e.symbol.index, e.side);
       case ExprKind::component: return {visit(*e.args[0]).at(static_cast<std::size_t>(e.component))};
       case ExprKind::negate: return map(visit(*e.args[0]), Op::negate);
       case ExprKind::binary: return binary(e);
@@ -65,6 +72,7 @@ private:
   Value name(const Expr& e) {
     switch (e.symbol.kind) {
       case SymbolKind::field: return field(e.symbol.index, side_);
+      case SymbolKind::definition: return definition(e.symbol.index, side_);
       case SymbolKind::parameter: {
         const auto& baked = context_.parameters.at(e.symbol.index);
         if (baked) return {dag_.constant(*baked)};
@@ -82,6 +90,38 @@ private:
       case SymbolKind::none: break;
     }
     return {};
+  }
+
+  // A definition's value with its fields on the given trace. The definitions it needs are
+  // lowered first, deepest first (an iterative walk over `uses`), so that each body's lowering
+  // finds the definitions it uses already done instead of recursing into them.
+  Value definition(std::size_t index, TraceSide side) {
+    if (const auto found = definitions_.find({index, side}); found != definitions_.end()) return found->second;
+    std::vector<std::size_t> order;  // post-order: what a definition uses comes before it
+    std::vector<char> seen(context_.definitions.size(), 0);
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{index, 0}};  // (definition, next use)
+    seen.at(index) = 1;
+    while (!stack.empty()) {
+      auto& [d, next] = stack.back();
+      const std::vector<std::size_t>& uses = context_.definitions.at(d).uses;
+      if (next < uses.size()) {
+        const std::size_t u = uses[next++];
+        if (!seen.at(u) && !definitions_.contains({u, side})) {
+          seen[u] = 1;
+          stack.emplace_back(u, 0);
+        }
+        continue;
+      }
+      order.push_back(d);
+      stack.pop_back();
+    }
+    for (std::size_t d : order) {
+      const DefinitionBody& body = context_.definitions[d];
+      Lowerer inner(dag_, context_, *body.source, definitions_, side);
+      Value value = inner.visit(*body.expr);
+      definitions_.emplace(std::pair{d, side}, std::move(value));
+    }
+    return definitions_.at({index, side});
   }
 
   Value map(const Value& v, Op op) {
@@ -225,13 +265,15 @@ private:
   const LowerContext& context_;
   const Environment& env_;
   const SourceText& source_;
-  TraceSide side_ = TraceSide::interior;  // the trace a plain field name means (volume: the state)
+  DefinitionValues& definitions_;
+  TraceSide side_;  // the trace a plain field name means (volume: the state)
 };
 
 }  // namespace
 
 std::vector<NodeId> lower(const Expr& expr, Dag& dag, const LowerContext& context, const SourceText& source) {
-  Lowerer lowerer(dag, context, source);
+  DefinitionValues definitions;
+  Lowerer lowerer(dag, context, source, definitions, context.state_side);
   return lowerer.visit(expr);
 }
 

@@ -91,10 +91,35 @@ std::string law_report(const Law& law, const ReportOptions& options) {
     }
   }
 
-  out << "\nnumerical flux ("
-      << (law.flux_form == FluxForm::difference ? "difference form n.(F - F*)" : "full form n.F*") << "):\n";
-  for (std::size_t i = 0; i < law.fields.size(); ++i) {
-    out << "  " << pad(law.fields[i].name, 10) << print(*law.numerical_flux[i].ast) << "\n";
+  if (!law.definitions.empty()) {
+    out << "\ndefinitions:\n";
+    std::size_t width = 10;
+    for (const auto& d : law.definitions) width = std::max(width, d.name.size() + 2);
+    for (std::size_t i = 0; i < law.definitions.size(); ++i) {
+      const Definition& d = law.definitions[i];
+      const DefinitionShape& shape = law.env.definitions()[i];
+      out << "  " << pad(d.name, width) << pad(shape_name(shape.shape), 8) << "= " << print(*d.body.ast) << "\n";
+    }
+  }
+
+  switch (law.flux_form) {
+    case FluxForm::difference:
+    case FluxForm::full:
+      out << "\nnumerical flux ("
+          << (law.flux_form == FluxForm::difference ? "difference form n.(F - F*)" : "full form n.F*") << "):\n";
+      for (std::size_t i = 0; i < law.fields.size(); ++i) {
+        out << "  " << pad(law.fields[i].name, 10) << print(*law.numerical_flux[i].ast) << "\n";
+      }
+      break;
+    case FluxForm::rusanov:
+      out << "\nnumerical flux (rusanov, from the volume flux): n.F* = avg(n.F(u)) + lambda/2*jump(u)\n  lambda = "
+          << (law.wave_speed ? print(*law.wave_speed->ast)
+                             : "max(s(u.int), s(u.ext)), s = max wave speed = " + print(*law.max_wave_speed.ast))
+          << "\n";
+      break;
+    case FluxForm::central:
+      out << "\nnumerical flux (central, from the volume flux): n.F* = avg(n.F(u))\n";
+      break;
   }
 
   out << "\nboundary conditions (exterior states):\n";

@@ -172,8 +172,15 @@ bool decode(Cursor& c, Decoded& out) {
 std::optional<SourceText> locate_toml_string(std::string_view file_text, const std::string& file, int line,
                                              int column, std::string_view expected) {
   if (line < 1 || column < 1) return std::nullopt;
-  Cursor c{file_text, 0, {1, 1}};
-  while (!c.done() && c.at.line < line) c.step();
+  // Lines end at '\n' only, so the line's start is found without stepping through every
+  // character (a law with many expressions would otherwise take quadratic time).
+  std::size_t start = 0;
+  for (int l = 1; l < line; ++l) {
+    start = file_text.find('\n', start);
+    if (start == std::string_view::npos) return std::nullopt;
+    ++start;
+  }
+  Cursor c{file_text, start, {line, 1}};
   while (!c.done() && c.at.line == line && c.at.column < column) c.step();
   if (c.at.line != line || c.at.column != column) return std::nullopt;
   Decoded out;

@@ -119,7 +119,8 @@ TEST(LawReader, WindowsLineEndings) {
 TEST(LawReaderErrors, UnknownAndMissingKeys) {
   EXPECT_EQ(law_error(replace(base, "dimension = 2", "dimension = 2\nspeed = 3")),
             "law.toml:3:1: error: unknown key 'speed' in the law file; expected name, description, dimension, fields, "
-            "parameters, incident, volume_flux, numerical_flux, boundary, source, initial, exact, max_wave_speed");
+            "parameters, incident, definitions, volume_flux, numerical_flux, boundary, source, initial, exact, "
+            "max_wave_speed");
   EXPECT_EQ(law_error(replace(base, "ay = { default = 0.5, constant = true }", "ay = { default = 0.5, const = true }")),
             "law.toml:8:23: error: unknown key 'const' in parameter 'ay'; expected default, constant, min, max, description");
   EXPECT_EQ(law_error(replace(base, "dimension = 2\n", "")),

@@ -14,7 +14,7 @@ namespace fluxes {
 enum class ExprKind : std::uint8_t {
   number,     // 0.5, 1e-3
   name,       // alpha, x, normal, e (a field), E_inc (an incident field)
-  trace,      // e.int, e.ext: args[0] is not used; name is the field
+  trace,      // e.int, e.ext: args[0] is not used; name is the field (or definition)
   component,  // v.x, v.y, v.z: args[0] is the vector
   negate,     // -a: args[0]
   binary,     // a + b, a - b, a * b, a / b, a ^ b: args[0], args[1]
@@ -36,6 +36,7 @@ enum class SymbolKind : std::uint8_t {
   field,       // index: field number in the law
   parameter,   // index: parameter number
   incident,    // index: incident field number
+  definition,  // index: definition number (a law file's [definitions])
   coordinate,  // index: 0, 1, 2 for x, y, z
   position,    // pos, the position vector
   time,        // t

@@ -47,9 +47,25 @@ struct IncidentDecl {  // a named external field a run config supplies (for boun
   Location where;
 };
 
+// A named definition ([definitions]): an expression other expressions use by name. Its body is
+// checked with Where::definition; env.definitions() has its shape and what it depends on.
+struct Definition {
+  std::string name;
+  Expression body;
+  std::vector<std::size_t> uses;  // the definitions the body uses (indices into Law::definitions)
+  Location where;
+};
+
 // How the numerical flux is given: `difference` is n.(F - F*) as hedge writes it (what DG
-// lifts); `full` is n.F* itself, and the difference is formed with the volume flux.
-enum class FluxForm : unsigned char { difference, full };
+// lifts); `full` is n.F* itself, and the difference is formed with the volume flux. The
+// derived forms need no expressions, only the volume flux (and the wave speed):
+//   central   n.F* = avg(n.F(u))
+//   rusanov   n.F* = avg(n.F(u)) + lambda/2 jump(u), lambda = max(s(u.int), s(u.ext)) with s
+//             the max_wave_speed expression, or Law::wave_speed when the law gives one
+// (Rusanov's local Lax-Friedrichs flux; docs/laws.md has the formulas and references).
+enum class FluxForm : unsigned char { difference, full, rusanov, central };
+
+const char* to_string(FluxForm form);
 
 struct BoundaryCondition {
   std::string name;
@@ -66,11 +82,13 @@ struct Law {
   std::vector<FieldDecl> fields;
   std::vector<ParameterDecl> parameters;
   std::vector<IncidentDecl> incident;
+  std::vector<Definition> definitions;  // in the order written; env numbers them alike
   Environment env{1};  // the names above, as expressions see them
   // [field][component of the field]: F of that scalar component, a vector.
   std::vector<std::vector<Expression>> volume_flux;
   FluxForm flux_form = FluxForm::difference;
-  std::vector<Expression> numerical_flux;  // [field], shaped as the field
+  std::vector<Expression> numerical_flux;  // [field], shaped as the field; empty for derived forms
+  std::optional<Expression> wave_speed;    // rusanov only: lambda on a face (face expression), if given
   std::vector<BoundaryCondition> boundaries;
   std::vector<std::optional<Expression>> source;  // [field]; nullopt: zero
   std::vector<Expression> initial;                // [field], or empty when not given

@@ -35,7 +35,8 @@ struct Lowered {
 Lowered lower_volume_flux(const Law& law, const std::vector<double>& parameters);
 // n.(F - F*) for each state component, from the interior (state) and exterior traces; a law
 // written in the full form (n.F*) gets n.F(u.int) - n.F* here, so the caller always lifts the
-// difference.
+// difference. The derived forms give (n.F(u.int) - n.F(u.ext))/2 - lambda/2 (u.int - u.ext)
+// (rusanov) and (n.F(u.int) - n.F(u.ext))/2 (central).
 Lowered lower_flux_difference(const Law& law, const std::vector<double>& parameters);
 // The exterior state a boundary condition sets, per state component.
 Lowered lower_boundary_state(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters);

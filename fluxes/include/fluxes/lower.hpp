@@ -8,10 +8,21 @@
 #include "fluxes/environment.hpp"
 #include "fluxes/source_text.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
 namespace fluxes {
+
+// The body of a named definition, for lowering a use of it. `uses` lists the definitions the
+// body uses (indices into LowerContext::definitions); with it, the definitions a use needs are
+// lowered deepest first, so lowering never recurses from one body into another. The graph must
+// be acyclic (the law reader guarantees it).
+struct DefinitionBody {
+  const Expr* expr = nullptr;            // checked with Where::definition
+  const SourceText* source = nullptr;
+  std::vector<std::size_t> uses;
+};
 
 struct LowerContext {
   const Environment* env = nullptr;
@@ -23,6 +34,13 @@ struct LowerContext {
   // nodes, one per flat state component, instead of InputKind::exterior inputs: a boundary
   // condition's exterior state substituted into the numerical flux.
   const std::vector<NodeId>* exterior = nullptr;
+  // The trace plain field names (and definitions that depend on the state) stand for outside
+  // avg() and jump(): the state (interior trace) normally; exterior evaluates a volume
+  // expression, such as F(u) or the maximum wave speed, on the exterior trace.
+  TraceSide state_side = TraceSide::interior;
+  // One entry per definition of env: what a use of the definition lowers to. A definition
+  // lowers once per trace and lower() call; the DAG shares what its uses have in common.
+  std::vector<DefinitionBody> definitions;
 };
 
 // The expression's value, one node per scalar component (1 for a scalar, dimension for a

@@ -1,5 +1,6 @@
-// What `rtdg law check <file>` prints: the law's fields, parameters, incident fields and
-// boundary conditions, then the C generated for each of its pieces.
+// What `rtdg law check <file>` prints: the law's fields, parameters, incident fields,
+// definitions, numerical flux and boundary conditions, then the C generated for each of its
+// pieces.
 #pragma once
 
 #include "fluxes/emit_c.hpp"
