@@ -553,7 +553,8 @@ private:
         } else if (mark[u] == Mark::open) {
           // u, ..., d is the cycle; d's use of u closes it.
           std::string cycle;
-          auto first = std::find_if(path.begin(), path.end(), [&](const auto& entry) { return entry.first == u; });
+          const std::size_t used = u;  // clang before 16 cannot capture a structured binding
+          auto first = std::find_if(path.begin(), path.end(), [used](const auto& entry) { return entry.first == used; });
           for (auto it = first; it != path.end(); ++it) {
             cycle += law.definitions[it->first].name + " -> ";
             pending[it->first].failed = true;

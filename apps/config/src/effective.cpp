@@ -74,6 +74,7 @@ std::string effective_toml(const RunConfig& c) {
   line(out, "precision", toml_string(c.precision));
   line(out, "output_dir", toml_string(c.output_dir.string()));
   line(out, "progress_every", std::to_string(c.progress_every));
+  line(out, "blowup_factor", toml_float(c.blowup_factor));
 
   out += "\n[law]\n";
   line(out, "file", toml_string(c.law_file.string()));

@@ -75,7 +75,8 @@ bool same_values(const RunConfig& a, const RunConfig& b) {
          same_boundaries(a.boundaries, b.boundaries) && a.initial == b.initial && same_incident &&
          a.output_interval == b.output_interval && a.vtu == b.vtu && a.hdf5 == b.hdf5 && a.error == b.error &&
          a.checkpoint_interval == b.checkpoint_interval && a.checkpoint_keep == b.checkpoint_keep &&
-         same_probes(a.probes, b.probes) && a.progress_every == b.progress_every;
+         same_probes(a.probes, b.probes) && a.progress_every == b.progress_every &&
+         a.blowup_factor == b.blowup_factor;
 }
 
 }  // namespace rtdg::config

@@ -111,6 +111,13 @@ public:
     double value = 0;
   };
   std::optional<BadValue> find_bad_value() const;
+  // The largest |value| of the state, reduced on the device (one number comes back, not the
+  // state): NaN when any value is NaN, infinity when one is infinite, 0 for a zero state.
+  double max_abs() const;
+  // Where that largest |value| sits (the first NaN when there is one; the first of equal ones
+  // in element, component, node order); nullopt for an empty state. Downloads the state: for
+  // reports, not for every step.
+  std::optional<BadValue> find_largest_value() const;
 
   // sqrt(sum over components of integral u_c^2) for host values [component][K][Np]: the L2
   // norm with the element mass matrices.

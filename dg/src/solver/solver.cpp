@@ -10,6 +10,7 @@
 #include <rtcg/array.hpp>
 #include <rtcg/array_ops.hpp>
 #include <rtcg/log.hpp>
+#include <rtcg/reduction.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -73,6 +74,7 @@ struct Engine {
   virtual void step(double t, double dt) = 0;
   virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
   virtual bool finite() const = 0;
+  virtual double max_abs() const = 0;  // the largest |q|; NaN when any value is NaN
   virtual void replan(const GeneratedKernels& kernels, const Plan& plan,
                       const std::function<std::vector<double>(const std::vector<double>&)>& relayout) = 0;
 };
@@ -265,6 +267,20 @@ struct EngineT final : Engine {
   }
 
   bool finite() const override { return std::isfinite(static_cast<double>(rtcg::sum(q))); }
+
+  // max |q[i]| in one reduction on the device (only the result comes back). NaN wins, as in
+  // rtcg::max: `a != a` holds only for NaN. Compiled on first use (through the cache).
+  mutable std::unique_ptr<rtcg::ReductionKernel<T>> max_abs_kernel;
+  double max_abs() const override {
+    if (n == 0) return 0;
+    if (!max_abs_kernel) {
+      const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
+      max_abs_kernel = std::make_unique<rtcg::ReductionKernel<T>>(
+          backend, "0", "(a > b || a != a) ? a : b", "(x[i] < 0 ? -x[i] : x[i])", "const " + type + "* x",
+          "rtdg_max_abs");
+    }
+    return static_cast<double>((*max_abs_kernel)(q));
+  }
 };
 
 }  // namespace
@@ -543,6 +559,22 @@ std::optional<Solver::BadValue> Solver::find_bad_value() const {
         if (!std::isfinite(v)) return BadValue{c, k, i, v};
       }
   return std::nullopt;
+}
+
+double Solver::max_abs() const { return impl_->engine->max_abs(); }
+
+std::optional<Solver::BadValue> Solver::find_largest_value() const {
+  const std::vector<double> q = state();
+  const int K = impl_->disc.K, Np = impl_->disc.element.Np;
+  std::optional<BadValue> largest;
+  for (int k = 0; k < K; ++k)
+    for (int c = 0; c < impl_->components; ++c)
+      for (int i = 0; i < Np; ++i) {
+        const double v = q[flat(c, K, k, Np, i)];
+        if (std::isnan(v)) return BadValue{c, k, i, v};
+        if (!largest || std::abs(v) > std::abs(largest->value)) largest = BadValue{c, k, i, v};
+      }
+  return largest;
 }
 
 double Solver::l2_norm(std::span<const double> values) const {

@@ -69,6 +69,8 @@ TEST_F(ConfigTest, RangesAreChecked) {
             "cfg.toml:8:13: error: 'incident.amplitude' must be a finite number");
   EXPECT_EQ(error_of(minimal + "[run]\nprogress_every = -2\n"),
             "cfg.toml:8:18: error: 'run.progress_every' must be an integer >= 0; got -2");
+  EXPECT_EQ(error_of(minimal + "[run]\nblowup_factor = -1\n"),
+            "cfg.toml:8:17: error: 'run.blowup_factor' must be a number >= 0; got -1.0");
 }
 
 TEST_F(ConfigTest, EnumerationsListTheChoices) {

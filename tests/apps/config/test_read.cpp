@@ -14,7 +14,7 @@ backend = "host"
 precision = "float"
 output_dir = "results/here"
 progress_every = 25
-
+blowup_factor = 1000
 [law]
 file = "law.toml"
 [law.parameters]
@@ -81,6 +81,7 @@ TEST_F(ConfigTest, ReadsEveryKey) {
   EXPECT_EQ(c.precision, "float");
   EXPECT_EQ(c.output_dir, fs::path("results/here"));
   EXPECT_EQ(c.progress_every, 25);
+  EXPECT_EQ(c.blowup_factor, 1000.0);
   EXPECT_EQ(c.law_file, dir_ / "law.toml");
   ASSERT_EQ(c.law_parameters.size(), 2U);
   EXPECT_EQ(c.law_parameters[0].name, "mu");  // file order, not toml++'s sorted order
@@ -168,6 +169,7 @@ TEST_F(ConfigTest, FillsInDefaults) {
   EXPECT_EQ(c.precision, "double");
   EXPECT_EQ(c.output_dir, fs::path("output/cfg"));
   EXPECT_EQ(c.progress_every, 0);
+  EXPECT_EQ(c.blowup_factor, 1e6);
   EXPECT_EQ(c.law_file, dir_ / "law.toml");
   EXPECT_TRUE(c.law_parameters.empty());
   EXPECT_EQ(c.mesh_file, dir_ / "mesh.geo");

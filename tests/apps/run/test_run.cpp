@@ -11,6 +11,9 @@
 #include <complex>
 #include <cstdlib>
 #include <cstring>
+#include <regex>
+#include <sys/wait.h>
+#include <type_traits>
 #include <fstream>
 #include <numbers>
 #include <optional>
@@ -278,15 +281,17 @@ TEST_F(Run, RestartRefusesACheckpointWhoseNodesAreElsewhere) {
 TEST_F(Run, BlowUpNamesStepTimeFieldAndElementAndKeepsTheLastGoodCheckpoint) {
   const fs::path dir = test::scratch();
   RunOptions options = cavity_options(dir);
-  // Far above the stable step: the solution overflows within a few hundred steps.
-  options.overrides.insert(options.overrides.end(),
-                           {"time.cfl=4.0", "time.final=100", "output.interval=0.5", "checkpoint.interval=0.5"});
+  // Far above the stable step: the solution overflows within a few hundred steps. The growth
+  // check is off (run.blowup_factor = 0), so the finiteness check stops it.
+  options.overrides.insert(options.overrides.end(), {"time.cfl=4.0", "time.final=100", "output.interval=0.5",
+                                                     "checkpoint.interval=0.5", "run.blowup_factor=0"});
   Quiet quiet;
   try {
     quiet.run(options);
     FAIL() << "expected the run to stop on a non-finite solution";
   } catch (const RunFailure& e) {
     const std::string text = e.what();
+    EXPECT_EQ(text.rfind("the solution stopped being finite: at step ", 0), 0u) << text;
     EXPECT_NE(text.find("at step "), std::string::npos) << text;
     EXPECT_NE(text.find("t = "), std::string::npos) << text;
     EXPECT_NE(text.find("field "), std::string::npos) << text;
@@ -300,6 +305,190 @@ TEST_F(Run, BlowUpNamesStepTimeFieldAndElementAndKeepsTheLastGoodCheckpoint) {
     const output::Solution good = output::read_solution(file);
     for (double v : good.values) ASSERT_TRUE(std::isfinite(v));
   }
+}
+
+double largest_abs(const std::vector<double>& values) {
+  double largest = 0;
+  for (double v : values) largest = std::max(largest, std::abs(v));
+  return largest;
+}
+
+std::string format_g(double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+// The 2D cavity at time.cfl = 10 (4x the limit at order 2, docs/running.md): the solution grows
+// by about 1e3 a step. Checkpoints at every step (the interval is below dt = 0.3125).
+RunOptions growing_cavity(const fs::path& dir) {
+  RunOptions options = cavity_options(dir);
+  options.overrides.insert(options.overrides.end(),
+                           {"time.cfl=10", "time.final=2", "output.interval=0", "checkpoint.interval=0.01"});
+  return options;
+}
+
+// Issue 12: a solution that grows past run.blowup_factor (1e6) x its starting scale stops the
+// run long before it overflows, with step, time, field, element and node of the largest value,
+// the limit and what it came from, and the last good checkpoint (kept, within the limit).
+TEST_F(Run, GrowthPastTheBlowUpFactorStopsTheRun) {
+  static_assert(std::is_base_of_v<std::runtime_error, RunFailure>, "rtdg's main maps std::exception to exit code 1");
+  const fs::path dir = test::scratch();
+  Quiet quiet;
+  std::string text;
+  try {
+    quiet.run(growing_cavity(dir));
+    FAIL() << "expected the run to stop on a growing solution";
+  } catch (const RunFailure& e) {
+    text = e.what();
+  }
+  // The scale: the initial state's largest |value| (snapshot 0 holds it).
+  const double scale = largest_abs(output::read_solution(dir / "snapshots" / "cavity2d_0000.h5").values);
+  EXPECT_NEAR(scale, 1.0, 0.01);  // sin(pi x) sin(pi y) at the nodes nearest the centre
+  const std::string limit = format_g(1e6 * scale);
+  // Steps of 0.3125: within the limit after steps 1 and 2, past it after step 3.
+  const std::string head = "the solution is growing without bound: at step 3, t = 0.9375, field Ez is ";
+  ASSERT_EQ(text.rfind(head, 0), 0u) << text;
+  const std::regex place(R"(^([-0-9.e+]+) in element ([0-9]+) \(node ([0-9]+) at x = [-0-9.e+]+, y = [-0-9.e+]+\), )");
+  std::smatch match;
+  const std::string rest = text.substr(head.size());
+  ASSERT_TRUE(std::regex_search(rest, match, place)) << text;
+  EXPECT_GT(std::abs(std::stod(match[1].str())), 1e6 * scale) << text;
+  EXPECT_LT(std::stoi(match[2].str()), 20) << text;  // a few elements on h = 0.5
+  const std::string checkpoint = (dir / "checkpoints" / "checkpoint_000000002.h5").string();
+  EXPECT_EQ(match.suffix().str(),
+            "above the limit " + limit + " = run.blowup_factor (1e+06) x " + format_g(scale) +
+                " (the initial state's largest |value|); it was within the limit at step 2 (t = 0.625); the last good "
+                "checkpoint is " + checkpoint + ". A smaller time.cfl or time.dt usually cures a blow-up.")
+      << text;
+  // The checkpoint before is kept and holds the state of step 2, within the limit.
+  ASSERT_TRUE(fs::exists(checkpoint));
+  const output::Solution good = output::read_solution(checkpoint);
+  EXPECT_EQ(good.step, 2);
+  EXPECT_LE(largest_abs(good.values), 1e6 * scale);
+  EXPECT_FALSE(fs::exists(dir / "checkpoints" / "checkpoint_000000003.h5"));
+  EXPECT_FALSE(fs::exists(dir / "summary.json"));  // the run did not finish
+  // The run warned about the step at the start.
+  EXPECT_NE(quiet.log.str().find("[rtdg] warning: time.cfl = 10 is above "), std::string::npos) << quiet.log.str();
+}
+
+// A run continued from the last good checkpoint judges growth against the original run's scale
+// (the initial state, recomputed) and stops at the same step, naming that checkpoint.
+TEST_F(Run, GrowthCheckOfARestartUsesTheOriginalScale) {
+  const fs::path dir = test::scratch();
+  Quiet quiet;
+  std::string first, second;
+  try {
+    quiet.run(growing_cavity(dir));
+  } catch (const RunFailure& e) {
+    first = e.what();
+  }
+  const fs::path checkpoint = dir / "checkpoints" / "checkpoint_000000002.h5";
+  RunOptions resume;
+  resume.restart = checkpoint;
+  try {
+    quiet.run(resume);
+    FAIL() << "expected the continued run to stop too";
+  } catch (const RunFailure& e) {
+    second = e.what();
+  }
+  ASSERT_EQ(first.rfind("the solution is growing without bound: at step 3, t = 0.9375, field Ez is ", 0), 0u) << first;
+  // The same step, value, limit and checkpoint.
+  EXPECT_EQ(second, first);
+  EXPECT_TRUE(fs::exists(checkpoint));
+}
+
+// A scattering run starts from zero: its scale is the incident wave's amplitude.
+TEST_F(Run, GrowthOfAScatteringRunIsJudgedAgainstTheIncidentAmplitude) {
+  const fs::path dir = test::scratch();
+  RunOptions options;
+  options.config = test::data("maxwell/cylinder2d.toml");
+  options.overrides = {"run.backend=host", "run.output_dir=\"" + dir.string() + "\"", "discretization.order=1",
+                       "output.interval=0", "output.vtu=false", "checkpoint.interval=0", "run.progress_every=1",
+                       "time.cfl=10", "incident.amplitude=2"};
+  Quiet quiet;
+  try {
+    quiet.run(options);
+    FAIL() << "expected the run to stop on a growing solution";
+  } catch (const RunFailure& e) {
+    const std::string text = e.what();
+    EXPECT_EQ(text.rfind("the solution is growing without bound: at step ", 0), 0u) << text;
+    EXPECT_NE(text.find(", above the limit 2e+06 = run.blowup_factor (1e+06) x 2 (the incident wave's amplitude); it "
+                        "was within the limit at step "),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("; no checkpoint was written. "), std::string::npos) << text;
+  }
+}
+
+// The command line reports the failure and exits with status 1 (rtdg's main maps exceptions).
+TEST_F(Run, GrowthPastTheBlowUpFactorExitsNonZero) {
+  const fs::path rtdg = fs::canonical("/proc/self/exe").parent_path() / ".." / ".." / ".." / "apps" / "rtdg";
+  if (!fs::exists(rtdg)) GTEST_SKIP() << "no rtdg executable at " << rtdg;
+  const fs::path dir = test::scratch();
+  std::string command = "'" + rtdg.string() + "' run '" + test::data("maxwell/cavity2d.toml").string() + "'";
+  for (const std::string& o : growing_cavity(dir).overrides) command += " --set '" + o + "'";
+  command += " > '" + (dir / "stdout.txt").string() + "' 2> '" + (dir / "stderr.txt").string() + "'";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << command;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << command;
+  std::ifstream err(dir / "stderr.txt");
+  std::stringstream text;
+  text << err.rdbuf();
+  EXPECT_NE(text.str().find("rtdg: error: the solution is growing without bound: at step 3, t = 0.9375, field Ez is "),
+            std::string::npos)
+      << text.str();
+  EXPECT_TRUE(fs::exists(dir / "checkpoints" / "checkpoint_000000002.h5"));
+}
+
+// A run at the default step stays far within the limit: even a factor of 2 over the cavity
+// mode's amplitude does not trip, checked after every step; and no warning.
+TEST_F(Run, AStableRunDoesNotTripTheGrowthCheckOrWarn) {
+  const fs::path dir = test::scratch();
+  RunOptions options = cavity_options(dir);
+  options.overrides.insert(options.overrides.end(), {"run.blowup_factor=2", "run.progress_every=1"});
+  Quiet quiet;
+  const RunSummary summary = quiet.run(options);
+  EXPECT_FALSE(summary.interrupted);
+  EXPECT_EQ(summary.time, 0.3);
+  EXPECT_EQ(quiet.log.str().find("warning"), std::string::npos) << quiet.log.str();
+}
+
+// time.cfl (or the Courant number of a fixed time.dt) above the integrator's measured limit
+// gives one warning line at the start; the default and the largest stable values do not.
+TEST_F(Run, ALargeCourantNumberWarnsAtStart) {
+  const fs::path root = test::scratch();
+  auto log_of = [&](const std::string& name, std::vector<std::string> extra) {
+    RunOptions options = cavity_options(root / name);
+    options.overrides.insert(options.overrides.end(), extra.begin(), extra.end());
+    options.stop_after_steps = 1;
+    Quiet quiet;
+    quiet.run(options);
+    return quiet.log.str();
+  };
+  auto warnings = [](const std::string& log) {
+    std::vector<std::string> lines;
+    std::istringstream in(log);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("warning") != std::string::npos) lines.push_back(line);
+    return lines;
+  };
+  const std::vector<std::string> lserk = warnings(log_of("lserk", {"time.cfl=3"}));
+  ASSERT_EQ(lserk.size(), 1u);
+  EXPECT_EQ(lserk[0], "[rtdg] warning: time.cfl = 3 is above " + format_g(stable_cfl_limit("lserk4")) +
+                          ", where lserk4 goes unstable at some orders (docs/running.md, \"Time step\"): the solution "
+                          "will likely blow up; use a smaller time.cfl");
+  const std::vector<std::string> ssp = warnings(log_of("ssp", {"time.cfl=2", "time.integrator=\"ssprk3\""}));
+  ASSERT_EQ(ssp.size(), 1u);
+  EXPECT_EQ(ssp[0].rfind("[rtdg] warning: time.cfl = 2 is above " + format_g(stable_cfl_limit("ssprk3")) + ", where ssprk3 goes", 0), 0u)
+      << ssp[0];
+  // A fixed dt of 3x the cfl = 1 step (order 2 on h = 0.5: 0.03125) is a Courant number of 3
+  // (the table replaces the config's time.cfl).
+  const std::vector<std::string> fixed = warnings(log_of("fixed", {"time={ final = 0.3, dt = 0.09375 }"}));
+  ASSERT_EQ(fixed.size(), 1u);
+  EXPECT_EQ(fixed[0].rfind("[rtdg] warning: time.dt = 0.09375 is a Courant number of 3", 0), 0u) << fixed[0];
+  EXPECT_TRUE(warnings(log_of("default", {})).empty());
+  EXPECT_TRUE(warnings(log_of("at_limit", {"time.cfl=" + format_g(stable_cfl_limit("lserk4"))})).empty());
 }
 
 TEST_F(Run, ANewRunRefusesAnEarlierRunsFolderUnlessOverwrite) {

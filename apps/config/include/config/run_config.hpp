@@ -106,6 +106,9 @@ struct RunConfig {
   int checkpoint_keep = 2;         // checkpoint.keep >= 1
   std::vector<Probe> probes;       // [[probe]]
   int progress_every = 0;          // run.progress_every: steps between progress lines; 0 = about once a second
+  // run.blowup_factor: the run stops when the state's largest |value| exceeds this many times
+  // its reference scale (docs/running.md); 0 = check finiteness only.
+  double blowup_factor = 1e6;
   // The whole config with every default filled in, as TOML; law and mesh paths absolute.
   // parse_config(effective_toml, file) gives the same values.
   std::string effective_toml;

@@ -51,13 +51,20 @@ struct RunSummary {
 };
 
 // Runs to the final time (or until interrupted). Throws on bad input with the location; a
-// non-finite solution throws RunFailure naming step, time, field and element.
+// non-finite solution, or one whose largest |value| grew past run.blowup_factor times its
+// starting scale (docs/running.md), throws RunFailure naming step, time, field, element and
+// the last good checkpoint.
 RunSummary run(const RunOptions& options);
 
 class RunFailure : public std::runtime_error {
 public:
   using std::runtime_error::runtime_error;
 };
+
+// The largest time.cfl (dg::Solver::stable_dt's Courant number) at which `integrator`
+// ("lserk4", "ssprk3") was measured stable on the 2D and 3D Maxwell cavities at orders 1 to 6
+// (docs/running.md). A run above it starts with a "[rtdg] warning:" line.
+double stable_cfl_limit(const std::string& integrator);
 
 // The summary as printed at the end of a run.
 std::string format_summary(const RunSummary& summary);
