@@ -1,6 +1,7 @@
 # Finds rtdg's dependencies. Required: CUDA toolkit (NVRTC; the driver is loaded at run
 # time), Eigen, HDF5, OpenSSL (SHA-256), spdlog, nlohmann_json, CLI11, toml++.
-# Optional: Gmsh SDK and VTK (pre- and post-processing), reported at the end of configure.
+# Optional: Gmsh SDK and VTK (pre- and post-processing), METIS (mesh partitioning), MPI
+# (RTDG_WITH_MPI); reported at the end of configure.
 
 if(NOT DEFINED CUDAToolkit_ROOT AND EXISTS /usr/local/cuda)
   set(CUDAToolkit_ROOT /usr/local/cuda)
@@ -46,7 +47,7 @@ if(NOT RTDG_WITH_MPI)
   endif()
 else()
   set(HDF5_PREFER_PARALLEL TRUE)
-  find_package(MPI REQUIRED COMPONENTS CXX)
+  find_package(MPI REQUIRED COMPONENTS C CXX)
 endif()
 find_package(HDF5 REQUIRED COMPONENTS C)
 if(HDF5_IS_PARALLEL AND NOT RTDG_WITH_MPI)
@@ -56,6 +57,10 @@ add_library(rtdg_hdf5 INTERFACE)
 target_include_directories(rtdg_hdf5 SYSTEM INTERFACE ${HDF5_INCLUDE_DIRS})
 target_link_libraries(rtdg_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
 target_compile_definitions(rtdg_hdf5 INTERFACE ${HDF5_DEFINITIONS})
+if(HDF5_IS_PARALLEL)
+  # The parallel hdf5.h includes mpi.h.
+  target_link_libraries(rtdg_hdf5 INTERFACE MPI::MPI_C)
+endif()
 
 # Optional components. AUTO: use when found; ON: required; OFF: skip.
 set(RTDG_HAVE_GMSH OFF)
@@ -82,11 +87,41 @@ if(NOT RTDG_WITH_VTK STREQUAL "OFF")
   endif()
 endif()
 
+# METIS partitions meshes for parallel runs. Partitioning is serial, so METIS is useful
+# without MPI too (rtdg mesh --partitions); an MPI build needs it unless told otherwise
+# (AUTO becomes ON there: RTDG_WITH_METIS=OFF leaves runs with the partitions stored in their
+# .h5 meshes). Debian's libmetis-dev has neither a CMake config nor a pkg-config file.
+set(RTDG_HAVE_METIS OFF)
+if(NOT RTDG_WITH_METIS STREQUAL "OFF")
+  find_path(METIS_INCLUDE_DIR metis.h)
+  find_library(METIS_LIBRARY NAMES metis)
+  if(METIS_INCLUDE_DIR AND METIS_LIBRARY)
+    set(RTDG_HAVE_METIS ON)
+    add_library(rtdg_metis INTERFACE)
+    target_include_directories(rtdg_metis SYSTEM INTERFACE ${METIS_INCLUDE_DIR})
+    target_link_libraries(rtdg_metis INTERFACE ${METIS_LIBRARY})
+  elseif(RTDG_WITH_METIS STREQUAL "ON" OR RTDG_WITH_MPI)
+    message(FATAL_ERROR "METIS was not found (Debian: libmetis-dev; scripts/setup-deps installs it). "
+      "RTDG_WITH_METIS=${RTDG_WITH_METIS}, RTDG_WITH_MPI=${RTDG_WITH_MPI}: an MPI build partitions meshes with METIS; "
+      "set RTDG_WITH_METIS=OFF to build without it (runs then need partitions stored by rtdg mesh --partitions)")
+  endif()
+endif()
+
 function(rtdg_report_components)
   message(STATUS "rtdg components:")
   message(STATUS "  CUDA toolkit ${CUDAToolkit_VERSION} (NVRTC ${CUDAToolkit_LIBRARY_DIR}); driver loaded at run time")
   message(STATUS "  HDF5 ${HDF5_VERSION} (parallel: ${HDF5_IS_PARALLEL})")
   message(STATUS "  Gmsh SDK: ${RTDG_HAVE_GMSH}")
   message(STATUS "  VTK: ${RTDG_HAVE_VTK}")
+  if(RTDG_HAVE_METIS)
+    message(STATUS "  METIS: ON (${METIS_LIBRARY})")
+  else()
+    message(STATUS "  METIS: OFF (RTDG_WITH_METIS=${RTDG_WITH_METIS})")
+  endif()
+  if(RTDG_WITH_MPI)
+    message(STATUS "  MPI: ON (MPI ${MPI_CXX_VERSION}, ${MPIEXEC_EXECUTABLE})")
+  else()
+    message(STATUS "  MPI: OFF")
+  endif()
   message(STATUS "  warnings as errors: ${RTDG_WARNINGS_AS_ERRORS}; sanitizers: ${RTDG_SANITIZE}")
 endfunction()

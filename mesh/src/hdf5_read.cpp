@@ -1,6 +1,7 @@
 // read_hdf5: the layout of hdf5_io.hpp back into a Mesh, with structural checks.
 #include "mesh/hdf5_io.hpp"
 
+#include "hdf5_partitions.hpp"
 #include "hdf5_support.hpp"
 #include "text.hpp"
 
@@ -98,19 +99,31 @@ Mesh read_contents(hid_t file, const std::string& source) {
   return mesh;
 }
 
+h5::Handle open_mesh_file(const std::filesystem::path& file, const std::string& source) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) fail(source, "no such file");
+  if (H5Fis_hdf5(file.c_str()) <= 0) fail(source, "not an HDF5 file");
+  h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!handle.valid()) fail(source, "cannot open (HDF5: " + h5::last_error() + ")");
+  return handle;
+}
+
 }  // namespace
 
 Mesh read_hdf5(const std::filesystem::path& file) {
   const std::string source = file.string();
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) fail(source, "no such file");
   const h5::QuietErrors quiet;
-  if (H5Fis_hdf5(file.c_str()) <= 0) fail(source, "not an HDF5 file");
-  const h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!handle.valid()) fail(source, "cannot open (HDF5: " + h5::last_error() + ")");
+  const h5::Handle handle = open_mesh_file(file, source);
   Mesh mesh = read_contents(handle.get(), source);
   validate(mesh, source, Validation::structure);
   return mesh;
+}
+
+std::vector<Partition> read_hdf5_partitions(const std::filesystem::path& file) {
+  const std::string source = file.string();
+  const h5::QuietErrors quiet;
+  const h5::Handle handle = open_mesh_file(file, source);
+  return detail::read_partitions(handle.get(), source);
 }
 
 }  // namespace rtdg::mesh

@@ -96,6 +96,15 @@ void write_attribute(hid_t location, const std::string& name, int value, const s
   }
 }
 
+void write_attribute(hid_t location, const std::string& name, double value, const std::string& source) {
+  const Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  const Handle attribute(H5Acreate2(location, name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                         H5Aclose);
+  if (!attribute.valid() || H5Awrite(attribute.get(), H5T_NATIVE_DOUBLE, &value) < 0) {
+    fail_h5(source, "cannot write attribute '" + name + "'");
+  }
+}
+
 std::size_t check_dataset(hid_t location, const std::string& name, H5T_class_t type_class,
                           std::vector<hsize_t>& dims, const std::string& source) {
   const Handle dataset = open_dataset(location, name, source);
@@ -190,6 +199,16 @@ int read_int_attribute(hid_t location, const std::string& name, const std::strin
   if (H5Tget_class(type.get()) != H5T_INTEGER) fail(source, "attribute '" + name + "' is not an integer");
   int value = 0;
   if (H5Aread(attribute.get(), H5T_NATIVE_INT, &value) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
+  return value;
+}
+
+double read_double_attribute(hid_t location, const std::string& name, const std::string& source) {
+  if (!has_attribute(location, name)) fail(source, "attribute '" + name + "' is missing");
+  const Handle attribute(H5Aopen(location, name.c_str(), H5P_DEFAULT), H5Aclose);
+  const Handle type(H5Aget_type(attribute.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_FLOAT) fail(source, "attribute '" + name + "' is not a floating-point number");
+  double value = 0.0;
+  if (H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
   return value;
 }
 

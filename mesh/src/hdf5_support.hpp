@@ -103,6 +103,7 @@ void write_strings(hid_t location, const std::string& name, const std::vector<st
 
 void write_attribute(hid_t location, const std::string& name, const std::string& value, const std::string& source);
 void write_attribute(hid_t location, const std::string& name, int value, const std::string& source);
+void write_attribute(hid_t location, const std::string& name, double value, const std::string& source);
 
 // Checks that dataset `name` exists, has elements of `type_class` and the shape `dims`; an
 // entry of `dims` equal to kAny accepts any extent and is replaced by the actual one.
@@ -127,6 +128,7 @@ std::vector<std::string> read_strings(hid_t location, const std::string& name, c
 
 std::string read_string_attribute(hid_t location, const std::string& name, const std::string& source);
 int read_int_attribute(hid_t location, const std::string& name, const std::string& source);
+double read_double_attribute(hid_t location, const std::string& name, const std::string& source);
 bool has_attribute(hid_t location, const std::string& name);
 
 }  // namespace rtdg::mesh::detail::h5

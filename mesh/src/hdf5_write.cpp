@@ -1,6 +1,7 @@
 // write_hdf5: the layout of hdf5_io.hpp, written through a temporary file.
 #include "mesh/hdf5_io.hpp"
 
+#include "hdf5_partitions.hpp"
 #include "hdf5_support.hpp"
 #include "temp_file.hpp"
 #include "text.hpp"
@@ -85,7 +86,8 @@ void write_contents(const Mesh& mesh, hid_t file, const Provenance& provenance, 
 
 }  // namespace
 
-void write_hdf5(const Mesh& mesh, const std::filesystem::path& file, const Provenance& provenance) {
+void write_hdf5(const Mesh& mesh, const std::filesystem::path& file, const Provenance& provenance,
+                const std::vector<Partition>& partitions) {
   const std::string source = file.string();
   validate(mesh, provenance.source.empty() ? source : provenance.source, Validation::full);
   const detail::h5::QuietErrors quiet;
@@ -95,6 +97,7 @@ void write_hdf5(const Mesh& mesh, const std::filesystem::path& file, const Prove
       detail::fail(source, "cannot create " + temporary.string() + " (HDF5: " + detail::h5::last_error() + ")");
     }
     write_contents(mesh, handle.get(), provenance, source);
+    detail::write_partitions(handle.get(), partitions, mesh.num_elements(), source);
     if (!handle.close()) detail::fail(source, "cannot finish the file (HDF5: " + detail::h5::last_error() + ")");
   });
 }

@@ -94,21 +94,40 @@ PeriodicNames parse_periodic(std::string_view text) {
 
 Mesh convert_mesh(const std::filesystem::path& input, const std::filesystem::path& output,
                   const LoadOptions& options, MshFormat msh_format) {
+  return convert_mesh(input, output, options, msh_format, {}).mesh;
+}
+
+ConvertedMesh convert_mesh(const std::filesystem::path& input, const std::filesystem::path& output,
+                           const LoadOptions& options, MshFormat msh_format,
+                           const std::vector<PartitionOptions>& partitions) {
   const std::string extension = detail::lower_extension(output);
+  const bool h5_input = is_hdf5_extension(detail::lower_extension(input));
   if (is_hdf5_extension(extension)) {
-    Mesh mesh = load_mesh(input, options);
-    write_hdf5(mesh, output, {input.string(), options.parameters});
-    return mesh;
+    ConvertedMesh converted{load_mesh(input, options), {}};
+    // Partitions stored in an .h5 input stay valid: the elements keep their numbers.
+    if (h5_input) converted.partitions = read_hdf5_partitions(input);
+    for (const PartitionOptions& request : partitions) {
+      Partition partition = partition_mesh(converted.mesh, request, input.string());
+      std::erase_if(converted.partitions, [&](const Partition& p) { return p.parts == request.parts; });
+      converted.partitions.push_back(std::move(partition));
+    }
+    std::sort(converted.partitions.begin(), converted.partitions.end(),
+              [](const Partition& a, const Partition& b) { return a.parts < b.parts; });
+    write_hdf5(converted.mesh, output, {input.string(), options.parameters}, converted.partitions);
+    return converted;
   }
   if (extension == ".msh") {
-    if (is_hdf5_extension(detail::lower_extension(input))) {
+    if (h5_input) {
       fail(output.string(), "a .msh file is written from a .geo or .msh input, not from " + input.string());
     }
     if (!options.periodic.empty()) {
       fail(output.string(), "--periodic pairs are stored in .h5 meshes only; in a .msh file use Gmsh's "
                             "Periodic Curve/Surface ... Translate{...} constraints");
     }
-    return write_msh(input, options.parameters, output, msh_format);
+    if (!partitions.empty()) {
+      fail(output.string(), "partitions are stored in .h5 meshes only; write mesh.h5 to store them");
+    }
+    return {write_msh(input, options.parameters, output, msh_format), {}};
   }
   fail(output.string(), "unknown output type '" + extension + "'; rtdg mesh writes .h5 (or .msh)");
 }

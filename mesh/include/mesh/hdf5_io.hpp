@@ -16,9 +16,13 @@
 //   /periodic_shifts      float64 [P][3]
 //   /periodic_pairs       int32   [Q][2]   (group_a, group_b)
 //   /periodic_pair_shifts float64 [Q][3]
+//   /partitions/<P>       int32   [K]      optional: element -> part, one dataset per part
+//                                          count P; attributes parts, method, seed,
+//                                          tolerance (float64), weighted (int32 0/1)
 #pragma once
 
 #include "mesh/mesh.hpp"
+#include "mesh/partition.hpp"
 
 #include <filesystem>
 #include <map>
@@ -35,14 +39,20 @@ struct Provenance {
   std::map<std::string, double> parameters;  // .geo parameters set
 };
 
-// Writes the mesh (validated first) atomically: a temporary file in the same folder, renamed
-// over `file` when complete. Throws MeshError naming the file.
-void write_hdf5(const Mesh& mesh, const std::filesystem::path& file, const Provenance& provenance = {});
+// Writes the mesh (validated first), and the partitions given (checked against it, at most
+// one per part count), atomically: a temporary file in the same folder, renamed over `file`
+// when complete. Throws MeshError naming the file.
+void write_hdf5(const Mesh& mesh, const std::filesystem::path& file, const Provenance& provenance = {},
+                const std::vector<Partition>& partitions = {});
 
 // Reads a mesh written by write_hdf5 and checks its structure (sizes, index ranges,
 // connectivity symmetry); the geometry was validated when it was written. Throws MeshError
 // naming the file and dataset: not an HDF5 file, not an rtdg mesh, a newer version, a
 // missing or misshapen dataset.
 Mesh read_hdf5(const std::filesystem::path& file);
+
+// The partitions stored in an .h5 mesh, ascending part count (none when it holds none). Each
+// is checked against the file's element count. Throws MeshError naming the file and dataset.
+std::vector<Partition> read_hdf5_partitions(const std::filesystem::path& file);
 
 }  // namespace rtdg::mesh

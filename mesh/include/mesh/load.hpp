@@ -4,6 +4,7 @@
 
 #include "mesh/gmsh_io.hpp"
 #include "mesh/mesh.hpp"
+#include "mesh/partition.hpp"
 
 #include <array>
 #include <filesystem>
@@ -41,8 +42,21 @@ std::pair<std::string, double> parse_parameter(std::string_view text);
 PeriodicNames parse_periodic(std::string_view text);
 
 // `rtdg mesh`: loads `input` and writes `output`, an rtdg .h5 mesh, or a .msh file (from
-// a .geo or .msh input) in `msh_format`. Returns the mesh written.
+// a .geo or .msh input) in `msh_format`. Returns the mesh written. An .h5 output keeps the
+// partitions an .h5 input stores.
 Mesh convert_mesh(const std::filesystem::path& input, const std::filesystem::path& output,
                   const LoadOptions& options = {}, MshFormat msh_format = {});
+
+// `rtdg mesh ... --partitions P`: convert_mesh, and a partition for each entry of
+// `partitions` (partition_mesh) stored in the .h5 output beside those an .h5 input holds for
+// other part counts. Throws MeshError for partitions asked of a .msh output. Returns the mesh
+// and every partition the output holds, ascending part count.
+struct ConvertedMesh {
+  Mesh mesh;
+  std::vector<Partition> partitions;
+};
+ConvertedMesh convert_mesh(const std::filesystem::path& input, const std::filesystem::path& output,
+                           const LoadOptions& options, MshFormat msh_format,
+                           const std::vector<PartitionOptions>& partitions);
 
 }  // namespace rtdg::mesh

@@ -1,0 +1,234 @@
+// build_local_mesh: one rank's elements of the global mesh, renumbered, and its halo faces in
+// the order both sides of each shared face agree on; validate_local checks the result.
+#include "mesh/local_mesh.hpp"
+
+#include "mesh/error.hpp"
+
+#include "text.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace rtdg::mesh {
+namespace {
+
+using detail::fail;
+using detail::ix;
+
+// The agreed position of a halo face among those shared with its neighbour rank: (global
+// element, face) of the side on the lower rank, the same pair for both sides.
+std::pair<int, int> agreed_key(const LocalMesh& local, const HaloFace& face) {
+  if (local.rank < face.rank) return {local.element_global[ix(face.element)], face.face};
+  return {face.neighbour_element, face.neighbour_face};
+}
+
+bool halo_less(const LocalMesh& local, const HaloFace& a, const HaloFace& b) {
+  return std::pair(a.rank, agreed_key(local, a)) < std::pair(b.rank, agreed_key(local, b));
+}
+
+std::string face_name(int k, int f) {
+  return "face " + std::to_string(f) + " of local element " + std::to_string(k);
+}
+
+}  // namespace
+
+LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int rank, std::string_view source) {
+  const int K = global.num_elements();
+  check_partition(partition, K, source);
+  if (rank < 0 || rank >= partition.parts) {
+    fail(source, "rank " + std::to_string(rank) + " of a partition into " + std::to_string(partition.parts) + " parts");
+  }
+  const std::vector<int>& part = partition.element_part;
+  LocalMesh local;
+  local.rank = rank;
+  local.parts = partition.parts;
+  local.global_elements = K;
+  local.global_vertices = global.num_vertices();
+
+  // Local numbers: ascending global element and vertex numbers.
+  std::vector<int> element_local(ix(K), -1);
+  for (int k = 0; k < K; ++k) {
+    if (part[ix(k)] != rank) continue;
+    element_local[ix(k)] = static_cast<int>(local.element_global.size());
+    local.element_global.push_back(k);
+  }
+  std::vector<int> vertex_local(ix(global.num_vertices()), -1);
+  for (int k : local.element_global) {
+    for (int i = 0; i < global.num_element_vertices(); ++i) vertex_local[ix(global.EToV[ix(k)][ix(i)])] = 0;
+  }
+  for (int v = 0; v < global.num_vertices(); ++v) {
+    if (vertex_local[ix(v)] < 0) continue;
+    vertex_local[ix(v)] = static_cast<int>(local.vertex_global.size());
+    local.vertex_global.push_back(v);
+  }
+
+  Mesh& mesh = local.mesh;
+  mesh.dim = global.dim;
+  mesh.type = global.type;
+  mesh.boundary_names = global.boundary_names;
+  mesh.region_names = global.region_names;
+  mesh.periodic_pairs = global.periodic_pairs;
+  for (int v : local.vertex_global) mesh.vertices.push_back(global.vertices[ix(v)]);
+
+  // Index into global.periodic_faces of each periodic face slot k * 4 + f, -1 elsewhere.
+  std::vector<int> periodic_index(ix(K) * 4, -1);
+  for (std::size_t i = 0; i < global.periodic_faces.size(); ++i) {
+    const PeriodicFace& p = global.periodic_faces[i];
+    periodic_index[ix(p.element) * 4 + ix(p.face)] = static_cast<int>(i);
+  }
+
+  const int nfaces = global.num_faces();
+  const int nfv = global.num_face_vertices();
+  for (int k : local.element_global) {
+    const int lk = element_local[ix(k)];
+    std::array<int, 4> vertices{-1, -1, -1, -1};
+    for (int i = 0; i < global.num_element_vertices(); ++i) vertices[ix(i)] = vertex_local[ix(global.EToV[ix(k)][ix(i)])];
+    mesh.EToV.push_back(vertices);
+    mesh.element_region.push_back(global.element_region[ix(k)]);
+    std::array<int, 4> etoe{-1, -1, -1, -1};
+    std::array<int, 4> etof{-1, -1, -1, -1};
+    FaceVertexMatch match = global.face_vertex_match[ix(k)];
+    for (int f = 0; f < nfaces; ++f) {
+      const int k2 = global.EToE[ix(k)][ix(f)];
+      const int f2 = global.EToF[ix(k)][ix(f)];
+      const int owner = part[ix(k2)];
+      if (owner == rank) {  // a boundary face (k2 == k) or a local neighbour
+        etoe[ix(f)] = element_local[ix(k2)];
+        etof[ix(f)] = f2;
+        continue;
+      }
+      HaloFace halo;
+      halo.element = lk;
+      halo.face = f;
+      halo.rank = owner;
+      halo.neighbour_element = k2;
+      halo.neighbour_face = f2;
+      for (int i = 0; i < nfv; ++i) halo.vertex_match[ix(i)] = match[ix(f)][ix(i)];
+      if (const int p = periodic_index[ix(k) * 4 + ix(f)]; p >= 0) {
+        halo.periodic = true;
+        halo.group = global.periodic_faces[ix(p)].group;
+        halo.shift = global.periodic_faces[ix(p)].shift;
+      }
+      local.halo_faces.push_back(halo);
+      // Locally the face points to itself: the exterior trace comes from the halo.
+      etoe[ix(f)] = lk;
+      etof[ix(f)] = f;
+      for (int i = 0; i < nfv; ++i) match[ix(f)][ix(i)] = static_cast<std::int8_t>(i);
+    }
+    mesh.EToE.push_back(etoe);
+    mesh.EToF.push_back(etof);
+    mesh.face_vertex_match.push_back(match);
+  }
+
+  // The global lists are sorted by (element, face) and local numbering keeps the order.
+  for (const BoundaryFace& b : global.boundary_faces) {
+    if (part[ix(b.element)] == rank) mesh.boundary_faces.push_back({element_local[ix(b.element)], b.face, b.group});
+  }
+  for (const PeriodicFace& p : global.periodic_faces) {
+    const int k2 = global.EToE[ix(p.element)][ix(p.face)];
+    if (part[ix(p.element)] == rank && part[ix(k2)] == rank) {
+      mesh.periodic_faces.push_back({element_local[ix(p.element)], p.face, p.group, p.shift});
+    }
+  }
+
+  std::sort(local.halo_faces.begin(), local.halo_faces.end(),
+            [&](const HaloFace& a, const HaloFace& b) { return halo_less(local, a, b); });
+  for (int i = 0; i < local.num_halo_faces(); ++i) {
+    const int neighbour = local.halo_faces[ix(i)].rank;
+    if (local.neighbours.empty() || local.neighbours.back().rank != neighbour) local.neighbours.push_back({neighbour, i, 0});
+    ++local.neighbours.back().count;
+  }
+  return local;
+}
+
+void validate_local(const LocalMesh& local, std::string_view source) {
+  const Mesh& mesh = local.mesh;
+  const int K = mesh.num_elements();
+  if (local.parts < 1 || local.rank < 0 || local.rank >= local.parts) {
+    fail(source, "rank " + std::to_string(local.rank) + " of " + std::to_string(local.parts) + " parts");
+  }
+  const auto check_map = [&](const std::vector<int>& map, int local_size, int global_size, const char* what) {
+    if (map.size() != ix(local_size)) {
+      fail(source, std::string(what) + " map has " + std::to_string(map.size()) + " entries for " +
+                       std::to_string(local_size) + " local " + what + "s");
+    }
+    for (std::size_t i = 0; i < map.size(); ++i) {
+      if (map[i] < 0 || map[i] >= global_size || (i > 0 && map[i] <= map[i - 1])) {
+        fail(source, std::string(what) + " map: entry " + std::to_string(i) + " = " + std::to_string(map[i]) +
+                         " is out of range (" + std::to_string(global_size) + " global) or not ascending");
+      }
+    }
+  };
+  check_map(local.element_global, K, local.global_elements, "element");
+  check_map(local.vertex_global, mesh.num_vertices(), local.global_vertices, "vertex");
+
+  // The halo faces: own faces pointing to themselves, in range, sorted, covered by neighbours.
+  const int nfaces = mesh.num_faces();
+  const int nfv = mesh.num_face_vertices();
+  const int ngroups = static_cast<int>(mesh.boundary_names.size());
+  Mesh with_halo = mesh;  // halo faces as boundary faces of an extra group, for validate()
+  const int halo_group = ngroups;
+  with_halo.boundary_names.push_back("<halo>");
+  for (int i = 0; i < local.num_halo_faces(); ++i) {
+    const HaloFace& h = local.halo_faces[ix(i)];
+    const std::string where = "halo face " + std::to_string(i);
+    if (h.element < 0 || h.element >= K || h.face < 0 || h.face >= nfaces) {
+      fail(source, where + " (local element " + std::to_string(h.element) + ", face " + std::to_string(h.face) +
+                       ") is out of range");
+    }
+    if (mesh.EToE[ix(h.element)][ix(h.face)] != h.element || mesh.EToF[ix(h.element)][ix(h.face)] != h.face) {
+      fail(source, where + ": " + face_name(h.element, h.face) + " has a local neighbour");
+    }
+    if (h.rank < 0 || h.rank >= local.parts || h.rank == local.rank) {
+      fail(source, where + " has neighbour rank " + std::to_string(h.rank) + " (this is rank " +
+                       std::to_string(local.rank) + " of " + std::to_string(local.parts) + ")");
+    }
+    if (h.neighbour_element < 0 || h.neighbour_element >= local.global_elements || h.neighbour_face < 0 ||
+        h.neighbour_face >= nfaces) {
+      fail(source, where + " has neighbour (global element " + std::to_string(h.neighbour_element) + ", face " +
+                       std::to_string(h.neighbour_face) + ") out of range");
+    }
+    std::array<bool, 3> seen{};
+    for (int v = 0; v < 3; ++v) {
+      const int j = h.vertex_match[ix(v)];
+      const bool ok = v < nfv ? (j >= 0 && j < nfv && !seen[ix(j)]) : j == -1;
+      if (!ok) fail(source, where + ": vertex_match is not a vertex permutation");
+      if (v < nfv) seen[ix(j)] = true;
+    }
+    if (h.periodic != (h.group >= 0) || h.group >= ngroups) {
+      fail(source, where + ": periodic " + std::to_string(h.periodic) + " with group " + std::to_string(h.group));
+    }
+    if (i > 0 && !halo_less(local, local.halo_faces[ix(i - 1)], h)) {
+      fail(source, where + " is out of the agreed order (neighbour rank, then (global element, face) of the lower rank's side)");
+    }
+    with_halo.boundary_faces.push_back({h.element, h.face, halo_group});
+  }
+  int next = 0;
+  for (std::size_t n = 0; n < local.neighbours.size(); ++n) {
+    const HaloNeighbour& neighbour = local.neighbours[n];
+    if (neighbour.first != next || neighbour.count < 1) {
+      fail(source, "neighbour rank " + std::to_string(neighbour.rank) + " covers halo faces [" +
+                       std::to_string(neighbour.first) + ", +" + std::to_string(neighbour.count) +
+                       "); expected a non-empty range from " + std::to_string(next));
+    }
+    for (int i = neighbour.first; i < neighbour.first + neighbour.count && i < local.num_halo_faces(); ++i) {
+      if (local.halo_faces[ix(i)].rank != neighbour.rank) {
+        fail(source, "halo face " + std::to_string(i) + " is in the range of rank " + std::to_string(neighbour.rank) +
+                         " but faces rank " + std::to_string(local.halo_faces[ix(i)].rank));
+      }
+    }
+    next += neighbour.count;
+  }
+  if (next != local.num_halo_faces()) {
+    fail(source, "the neighbours cover " + std::to_string(next) + " of " + std::to_string(local.num_halo_faces()) +
+                     " halo faces");
+  }
+
+  std::sort(with_halo.boundary_faces.begin(), with_halo.boundary_faces.end(),
+            [](const BoundaryFace& a, const BoundaryFace& b) {
+              return std::pair(a.element, a.face) < std::pair(b.element, b.face);
+            });
+  validate(with_halo, std::string(source) + " (rank " + std::to_string(local.rank) + ")", Validation::full);
+}
+
+}  // namespace rtdg::mesh
