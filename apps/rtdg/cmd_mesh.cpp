@@ -1,10 +1,12 @@
-// rtdg mesh in.geo|in.msh [-D name=value ...] [--periodic a:b ...] -o mesh.h5
+// rtdg mesh in.geo|in.msh|in.h5 [-D name=value ...] [--periodic a:b ...] [--partitions P ...] -o mesh.h5
 // Meshes a .geo (parameters set with -D) or reads a .msh, validates the mesh, writes it with
-// its connectivity to .h5 (or to .msh, --msh-version, --binary) and prints a summary. The
-// work is rtdg::mesh::convert_mesh; this file only maps the command line onto it.
+// its connectivity (and METIS partitions into P parts) to .h5 (or to .msh, --msh-version,
+// --binary) and prints a summary. The work is rtdg::mesh::convert_mesh; this file only maps
+// the command line onto it.
 #include "rtdg/command.hpp"
 
 #include <mesh/load.hpp>
+#include <mesh/partition.hpp>
 #include <mesh/summary.hpp>
 
 #include <iostream>
@@ -21,6 +23,9 @@ struct MeshArguments {
   std::vector<std::string> periodic;
   std::string msh_version = "4.1";
   bool binary = false;
+  std::vector<int> partitions;
+  int partition_seed = 0;
+  double partition_tolerance = 1.03;
 };
 
 void run_mesh(const MeshArguments& arguments) {
@@ -31,8 +36,17 @@ void run_mesh(const MeshArguments& arguments) {
   }
   for (const std::string& pair : arguments.periodic) options.periodic.push_back(rtdg::mesh::parse_periodic(pair));
   const rtdg::mesh::MshFormat format{arguments.msh_version == "2.2" ? 2.2 : 4.1, arguments.binary};
-  const rtdg::mesh::Mesh mesh = rtdg::mesh::convert_mesh(arguments.input, arguments.output, options, format);
-  std::cout << arguments.output << ": " << rtdg::mesh::format_summary(rtdg::mesh::summarize(mesh));
+  std::vector<rtdg::mesh::PartitionOptions> partitions;
+  for (int parts : arguments.partitions) {
+    partitions.push_back({parts, {}, arguments.partition_seed, arguments.partition_tolerance});
+  }
+  const rtdg::mesh::ConvertedMesh converted =
+      rtdg::mesh::convert_mesh(arguments.input, arguments.output, options, format, partitions);
+  std::cout << arguments.output << ": " << rtdg::mesh::format_summary(rtdg::mesh::summarize(converted.mesh));
+  for (const rtdg::mesh::Partition& partition : converted.partitions) {
+    std::cout << "  partition: "
+              << rtdg::mesh::format_partition(partition, rtdg::mesh::partition_stats(converted.mesh, partition)) << "\n";
+  }
 }
 
 void setup_mesh(CLI::App& rtdg) {
@@ -51,6 +65,16 @@ void setup_mesh(CLI::App& rtdg) {
   command->add_option("--msh-version", arguments->msh_version, "MSH version of a .msh output")
       ->check(CLI::IsMember({"2.2", "4.1"}));
   command->add_flag("--binary", arguments->binary, "write a .msh output in binary");
+  command->add_option("--partitions", arguments->partitions,
+                      "P[,P...]: store a METIS partition into P parts in the .h5 output (repeatable); those an "
+                      ".h5 input holds are kept")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::PositiveNumber);
+  command->add_option("--partition-seed", arguments->partition_seed, "METIS's random seed (partitions are reproducible)");
+  command->add_option("--partition-tolerance", arguments->partition_tolerance,
+                      "allowed heaviest / average part, 1.001 to 2")
+      ->check(CLI::Range(1.001, 2.0));
   command->callback([arguments] { run_mesh(*arguments); });
 }
 
