@@ -18,7 +18,7 @@ struct NamedMesh {
 
 // 2D and 3D, with walls, several boundary groups, periodic boundaries in one or every
 // direction (a mesh two elements thick, where elements share several periodic faces), and
-// the shipped data/meshes/sphere.h5 (886 tetrahedra, groups pec and outer).
+// the shipped data/meshes/sphere.h5 (1238 tetrahedra, groups pec and outer).
 std::vector<NamedMesh> partition_test_meshes();
 
 // data/meshes/sphere.h5.
