@@ -70,7 +70,7 @@ void setup_mesh(CLI::App& rtdg) {
                       ".h5 input holds are kept")
       ->delimiter(',')
       ->allow_extra_args(false)
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   command->add_option("--partition-seed", arguments->partition_seed, "METIS's random seed (partitions are reproducible)");
   command->add_option("--partition-tolerance", arguments->partition_tolerance,
                       "allowed heaviest / average part, 1.001 to 2")
