@@ -46,8 +46,10 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
     for (int N : {1, 4, 10}) {
       spec.element = &element(shape, N);
       for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
-        for (const int variant : {0, 1, 2, 3}) {
-          // The unfused plan in both layouts, and the fused stage kernel with its choices.
+        for (const int variant : {0, 1, 2, 3, 4, 5}) {
+          // The unfused plan in both layouts, the fused stage kernel with its choices, and
+          // (double only) its tensor-core products for both derivatives.
+          if (variant >= 4 && scalar != fluxes::ScalarType::float64) continue;
           spec.scalar = scalar;
           spec.plan = Plan{};
           spec.plan.layout = variant % 2 ? Layout::element_major : Layout::field_major;
@@ -56,7 +58,13 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
             spec.plan.nodes_per_thread = variant == 2 ? 1 : 3;
             spec.plan.operators = variant == 2 || N >= 8 ? Operators::global : Operators::shared;
             // Only a linear flux may be differentiated as the state (Euler's is not).
-            spec.plan.derivative = variant == 3 && std::string(name) != "euler2d" ? Derivative::state : Derivative::flux;
+            spec.plan.derivative = (variant == 3 || variant == 5) && std::string(name) != "euler2d" ? Derivative::state
+                                                                                                    : Derivative::flux;
+          }
+          if (variant >= 4) {
+            spec.plan.nodes_per_thread = 1;
+            spec.plan.operators = Operators::global;
+            spec.plan.products = Products::tensor;
           }
           GeneratedKernels kernels;
           try {

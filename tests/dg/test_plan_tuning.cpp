@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 
 rtcg::Backend& host() { return rtcg::backend("host"); }
 
-// Unfused in one layout and the fused kernel with either derivative: four variants.
+// Unfused in one layout and the fused kernel with either derivative and either kind of
+// products (the host runs tensor products as loops): five variants.
 PlanSpace tiny_space() {
   PlanSpace space;
   space.layouts = {Layout::field_major};
@@ -31,6 +32,7 @@ PlanSpace tiny_space() {
   space.nodes_per_thread = {1};
   space.operators = {Operators::global};
   space.derivatives = {Derivative::flux, Derivative::state};
+  space.products = {Products::scalar, Products::tensor};
   space.min_threads = 1;
   return space;
 }
@@ -46,10 +48,10 @@ TEST(PlanTuning, EveryVariantPassesTheCheckAndTheWinnerIsStoredAndReused) {
   rtcg::tune::TuningDb db(scratch_db("store"));
   const PlanChoice tuned = choose_plan(*cavity.solver, rtcg::tune::TuneMode::force, db, 0, tiny_space());
   ASSERT_TRUE(tuned.tuned.has_value());
-  EXPECT_EQ(tuned.tuned->variants.size(), 3u);  // unfused; fused with d(flux), d(state)
+  EXPECT_EQ(tuned.tuned->variants.size(), 5u);  // unfused; fused with d(flux), d(state), scalar or tensor
   for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_TRUE(t.ok()) << t.status << ": " << t.reason;
   EXPECT_EQ(cavity.solver->setup().plan, tuned.plan);  // the solver is left on the winner
-  EXPECT_EQ(tuned.source.rfind("tuned now: 3 variants", 0), 0u) << tuned.source;
+  EXPECT_EQ(tuned.source.rfind("tuned now: 5 variants", 0), 0u) << tuned.source;
 
   // Another process (a new database object on the same file) finds it.
   rtcg::tune::TuningDb again(db.path());
@@ -89,7 +91,7 @@ TEST(PlanTuning, ASpentBudgetStillTimesTheDefaultPlan) {
   EXPECT_EQ(choice.plan, Plan{});
   int budget = 0;
   for (const rtcg::tune::Timing& t : choice.tuned->variants) budget += t.status == "budget";
-  EXPECT_EQ(budget, 2);
+  EXPECT_EQ(budget, 4);
   EXPECT_NE(choice.source.find("time budget spent"), std::string::npos) << choice.source;
 }
 
@@ -103,8 +105,25 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   plan.derivative = Derivative::state;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
-  EXPECT_EQ(to_text(plan), "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state");
+  EXPECT_EQ(to_text(plan),
+            "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
+            "products=scalar");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
+  // Written before tensor products existed (checkpoints, tuning databases): scalar.
+  EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
+                           "derivative=state"),
+            plan);
+  rtcg::tune::Point old_point = point_of(plan);
+  old_point.erase("products");
+  EXPECT_EQ(plan_of(old_point), plan);
+  plan.nodes_per_thread = 1;
+  plan.operators = Operators::global;
+  plan.products = Products::tensor;
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  EXPECT_EQ(plan.describe(),
+            "fused stage, element_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the state, "
+            "tensor cores");
   try {
     plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=9 operators=global derivative=flux");
     FAIL() << "no error";

@@ -44,8 +44,10 @@ std::vector<double> random_state(std::size_t n) {
   return values;
 }
 
-Plan fused(Layout layout, int elements, int nodes_per_thread, Operators operators, Derivative derivative) {
+Plan fused(Layout layout, int elements, int nodes_per_thread, Operators operators, Derivative derivative,
+           Products products = Products::scalar) {
   Plan plan;
+  plan.products = products;
   plan.fusion = Fusion::stage;
   plan.layout = layout;
   plan.stage_elements_per_block = elements;
@@ -60,7 +62,11 @@ std::vector<Plan> fused_plans() {
   return {fused(Layout::field_major, 0, 1, Operators::global, Derivative::flux),
           fused(Layout::element_major, 3, 2, Operators::shared, Derivative::flux),
           fused(Layout::field_major, 2, 3, Operators::shared, Derivative::state),
-          fused(Layout::element_major, 1, 4, Operators::global, Derivative::state)};
+          fused(Layout::element_major, 1, 4, Operators::global, Derivative::state),
+          // Tensor products (the host runs the padded fragment products as loops): columns
+          // not a multiple of 8 (3 elements), a partial last block, both derivatives.
+          fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor),
+          fused(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor)};
 }
 
 struct PlanCase {
@@ -131,6 +137,48 @@ TEST(SolverPlans, DescribeAndParseNames) {
   const Plan plan = fused(Layout::element_major, 4, 2, Operators::shared, Derivative::state);
   EXPECT_EQ(plan.describe(),
             "fused stage, element_major, 4 elements/block, 2 nodes/thread, operators shared, derivative of the state");
+}
+
+// The device-side kept state and reference change the tuner uses: restored and compared
+// across a layout change, and a wrong step is seen.
+TEST(SolverPlans, KeptStateAndChangeAcrossLayouts) {
+  Cavity a("maxwell3d", 2, 2, host());
+  const std::vector<double> start = random_state(a.solver->size());
+  a.solver->set_state(start);
+  a.solver->keep_state();
+  const double dt = a.solver->stable_dt(0.5);
+  a.solver->step(0.1, dt);
+  a.solver->keep_change();
+  EXPECT_EQ(a.solver->compare_change().worst, 0.0);
+  const double scale = a.solver->compare_change().scale;
+  EXPECT_GT(scale, 0.0);
+
+  a.solver->set_plan(fused(Layout::element_major, 2, 1, Operators::global, Derivative::state),
+                     Solver::StateOnReplan::discard);
+  a.solver->restore_kept_state();
+  EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
+  a.solver->step(0.1, dt);
+  const Solver::ChangeDifference same = a.solver->compare_change();
+  EXPECT_LE(same.worst, 1e-12 * scale);
+  EXPECT_EQ(same.scale, scale);
+
+  a.solver->restore_kept_state();
+  a.solver->step(0.1, 2 * dt);  // a different step: the difference is of the change's size
+  EXPECT_GT(a.solver->compare_change().worst, 0.1 * scale);
+  std::vector<double> bad = start;
+  bad[5] = std::nan("");
+  a.solver->set_state(bad);
+  EXPECT_TRUE(std::isnan(a.solver->compare_change().worst));
+}
+
+TEST(SolverPlans, TensorProductsAreDoubleOnly) {
+  Cavity a("maxwell3d", 1, 2, host(), 1.0, fluxes::ScalarType::float32);
+  try {
+    a.solver->set_plan(fused(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor));
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("double precision only"), std::string::npos) << error.what();
+  }
 }
 
 // A plan that does not fit is refused with what to change.

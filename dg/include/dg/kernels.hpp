@@ -26,9 +26,11 @@
 //   rtdg_ssp    (T* out, const T* u0, const T* u, const T* rhs, T alpha, T beta, T dt, int n)
 //   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz,
 //                    const T* DT [dim][Np][Np] (D_a transposed), const T* LT [Nfn][Np] (LIFT
-//                    transposed), prm, T t, T a, T b, T dt, int K)
+//                    transposed), const T* AV, const T* AL (the volume operator's and LIFT's
+//                    tensor-core fragments, read by Products::tensor plans only), prm, T t,
+//                    T a, T b, T dt, int K)
 //   rtdg_stage_ssp  (const T* q, const T* u0, T* qo, drdx, fgeo, vmapP, bcode, xyz, DT, LT,
-//                    prm, T t, T alpha, T beta, T dt, int K)
+//                    AV, AL, prm, T t, T alpha, T beta, T dt, int K)
 //
 // On CUDA the unfused volume and surface kernels run one thread per node (per face node in the
 // surface kernel's gather) and several elements per block, staging an element's fluxes in

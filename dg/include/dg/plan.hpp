@@ -44,6 +44,15 @@ enum class Operators : unsigned char { global, shared };
 //          flux scratch in shared memory and a third of the shared-memory reads.
 enum class Derivative : unsigned char { flux, state };
 
+// How the fused kernel computes its operator products (D_a times the state or fluxes, LIFT
+// times the face fluxes): products of an operator with the block's NE x NCOMP columns.
+//   scalar  each thread accumulates its output nodes with FMA instructions
+//   tensor  the FP64 tensor cores (DMMA, mma.sync m8n8k4, sm_80 and newer): the block's columns
+//           are padded to multiples of 8, each warp computes 8-row tiles of the products from
+//           operator fragments pre-arranged in global memory and the state in shared memory.
+//           Double precision only; the host backend runs the same padded products as loops.
+enum class Products : unsigned char { scalar, tensor };
+
 struct Plan {
   Layout layout = Layout::field_major;
   Fusion fusion = Fusion::none;
@@ -61,6 +70,7 @@ struct Plan {
   int nodes_per_thread = 1;
   Operators operators = Operators::global;
   Derivative derivative = Derivative::flux;
+  Products products = Products::scalar;
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -72,16 +82,19 @@ const char* to_string(Layout layout);
 const char* to_string(Fusion fusion);
 const char* to_string(Operators operators);
 const char* to_string(Derivative derivative);
+const char* to_string(Products products);
 // Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
 Operators parse_operators(const std::string& text);
 Derivative parse_derivative(const std::string& text);
+Products parse_products(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
-// layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state" (an
-// unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
-// update_block=256"), and back. from_text throws dg::Error naming the bad word.
+// layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
+// products=scalar" (an unfused plan: "fusion=none layout=field_major volume_elements=0
+// surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
+// word; a fused plan without products= (written before tensor products existed) is scalar.
 std::string to_text(const Plan& plan);
 Plan plan_from_text(const std::string& text);
 

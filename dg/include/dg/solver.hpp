@@ -75,6 +75,18 @@ public:
   void set_state(std::span<const double> values);
   std::vector<double> state() const;
 
+  // The state in device memory, for kernels that read it between steps (the far-field
+  // accumulation, dg/farfield.hpp): address, size() values of type `scalar`, in the kernel
+  // layout, where value (component, element, node) sits at device_index(...). Valid until the
+  // next step or set_plan (the fused plans swap the state's buffers every stage).
+  struct DeviceState {
+    const void* data = nullptr;
+    std::size_t size = 0;
+    fluxes::ScalarType scalar = fluxes::ScalarType::float64;
+  };
+  DeviceState device_state() const;
+  std::size_t device_index(int component, int element, int node) const;
+
   // Copies the state of the listed elements into `values` ([component][K][Np], size()), leaving
   // the other entries as they are: what probes need without moving the whole state each step.
   void copy_elements(std::span<const int> elements, std::span<double> values) const;
@@ -97,7 +109,26 @@ public:
   // keeping the state; the residual of the low-storage scheme is zeroed (call between steps).
   // Throws dg::Error when the plan does not fit this law or order, rtcg errors when the new
   // kernels do not compile. The tuner uses it to try plans on one set of device arrays.
-  void set_plan(const Plan& plan);
+  // StateOnReplan::discard leaves the state undefined (no relayout through the host): for a
+  // caller that sets or restores it next.
+  enum class StateOnReplan : unsigned char { keep, discard };
+  void set_plan(const Plan& plan, StateOnReplan state = StateOnReplan::keep);
+
+  // Device-side copies of the state for tuners, so that trying a plan moves nothing through
+  // the host: keep_state() keeps the current state on the device; restore_kept_state() makes
+  // it the state again; keep_change() keeps the state's change since keep_state() as the
+  // reference change; compare_change() reduces on the device max |(state - kept) - reference
+  // change| (worst, NaN when any value is NaN) and max |reference change| (scale). A layout
+  // change converts the kept arrays once, through the host. Throw dg::Error when nothing was
+  // kept.
+  void keep_state();
+  void restore_kept_state();
+  void keep_change();
+  struct ChangeDifference {
+    double worst = 0;
+    double scale = 0;
+  };
+  ChangeDifference compare_change() const;
   // L(u, t) for the current state, [component][K][Np] (for tests).
   std::vector<double> rhs(double t);
 

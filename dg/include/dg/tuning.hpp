@@ -36,6 +36,8 @@ struct PlanSpace {
   std::vector<int> nodes_per_thread{1, 2};
   std::vector<Operators> operators{Operators::global, Operators::shared};
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
+  // Tensor products are tried only in double (they are refused for float).
+  std::vector<Products> products{Products::scalar, Products::tensor};
   int min_threads = 64;
   int max_threads = 512;
 
@@ -47,7 +49,8 @@ struct PlanSpace {
 inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
-// operators, derivative; enums as their integer values).
+// operators, derivative, products; enums as their integer values). A point without products
+// (stored before tensor products existed) is a scalar plan.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

@@ -3,14 +3,28 @@
 // the minimal four state-sized arrays (read q_in and res, write q_out and res) plus the
 // neighbours' face traces and the per-element geometry.
 //
-// A block's scratch (CUDA: dynamic shared memory; host: a stack array per block), in reals:
-//   sq [NE][NCOMP][NP]        the elements' state, loaded once, coalesced
-//   sG [NE][NCOMP*DIM][NP]    metric-folded fluxes G_a (Derivative::flux only)
-//   sF [NE][NCOMP][NFN]       Fscale * n.(F - F*) at the face nodes
+// A block's scratch (CUDA: dynamic shared memory; host: a stack array per block), in reals.
+// Column col = e * NCOMP + c holds component c of the block's element e; NCOLP columns (NE *
+// NCOMP, padded to a multiple of 8 for tensor products), each LD* reals long:
+//   sq [NCOLP][LDQ]           the elements' state (NP nodes), loaded once, coalesced
+//   sG [NCOLP][LDG]           metric-folded fluxes G_a, row a * NP + j (Derivative::flux only)
+//   sF [NCOLP][LDF]           Fscale * n.(F - F*) at the NFN face nodes
+//   sY [NCOLP][LDY]           tensor products: D_a u at row a * NP + i (Derivative::state), or
+//                             -sum_a D_a G_a + LIFT sF at row i (Derivative::flux)
+//   sZ [NCOLP][LDZ]           tensor products, Derivative::state: LIFT sF at row i
 //   sD [DIM][NP][NP]          D_a transposed, sD[(a*NP + j)*NP + i] = D_a(i, j)  (Operators::shared)
 //   sL [NFN][NP]              LIFT transposed, sL[m*NP + i] = LIFT(i, m)         (Operators::shared)
-// The operators arrive transposed (DT, LT) so that the threads of an element, which hold
-// consecutive nodes i, read consecutive addresses.
+// Scalar products: LDQ = NP, LDG = DIM * NP, LDF = NFN, no padding. The operators arrive
+// transposed (DT, LT) so that the threads of an element, which hold consecutive nodes i, read
+// consecutive addresses.
+//
+// Tensor products (Plan::products == tensor, double): each product is operator x columns, cut
+// into 8 x 8 output tiles; a warp takes a row of tiles (mt) and NB column tiles, and walks the
+// operator's 8 x 4 fragments (AV, AL: pre-arranged in global memory so a warp reads one as a
+// coalesced 256-byte load) with mma.sync.m8n8k4.f64, the columns' 4 x 8 fragments read from
+// shared memory. The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
+// leading dimensions are 4 mod 8 so that a fragment load is conflict-free, LDY and LDZ 2 mod 8
+// for the tile stores. The host backend computes the same padded products with loops.
 //
 // Threads: TPE = ceil(NP / NPT) per element, NE * TPE per block. Thread l of element e owns
 // the output nodes i = l + r * TPE, r < NPT (inline-parallel slicing: every operator entry
@@ -18,14 +32,16 @@
 // and face-node slots with the block's threads, as the unfused kernels do.
 //
 // Kernels (T = float or double):
-//   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz, DT, LT, prm,
-//                    T t, T a, T b, T dt, int K)
+//   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz, DT, LT, AV, AL,
+//                    prm, T t, T a, T b, T dt, int K)
 //       res = a res + dt L(q);  qo = q + b res           (LSERK4 stage; a = 0, b = 0, dt = 1
 //                                                         leaves L(q) in res)
-//   rtdg_stage_ssp  (const T* q, const T* u0, T* qo, drdx, fgeo, vmapP, bcode, xyz, DT, LT,
-//                    prm, T t, T alpha, T beta, T dt, int K)
+//   rtdg_stage_ssp  (const T* q, const T* u0, T* qo, drdx, fgeo, vmapP, bcode, xyz, DT, LT, AV,
+//                    AL, prm, T t, T alpha, T beta, T dt, int K)
 //       qo = alpha u0 + beta (q + dt L(q))                (SSP-RK3 stage)
-// The geometry arguments are those of the unfused kernels (dg/kernels.hpp).
+// The geometry arguments are those of the unfused kernels (dg/kernels.hpp); AV and AL are the
+// tensor-core fragments of the volume operator and of LIFT (solver/geometry_arrays.hpp: AVS
+// for Derivative::state, AVF for flux), unused by scalar products.
 #include "kernels/families.hpp"
 
 #include "dg/error.hpp"
@@ -33,6 +49,7 @@
 #include <fluxes/dag.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 namespace rtdg::dg::kernels {
@@ -41,15 +58,36 @@ namespace {
 using fluxes::InputKind;
 
 std::string str(int v) { return std::to_string(v); }
+std::string str(long long v) { return std::to_string(v); }
 
-void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
+// The padded sizes of a fused kernel's scratch (see the file comment), in reals.
+struct Scratch {
+  int ne = 1, npt = 1, tpe = 1, threads = 1;
+  int ncolp = 1;          // columns: NE * NCOMP, padded to 8 for tensor products
+  int ldq = 1, ldf = 1, ldg = 1, ldy = 0, ldz = 0;
+  int nb = 1, ng = 1;     // tensor: column tiles per warp item, items per tile row
+  long long off_f = 0, off_g = 0, off_y = 0, off_z = 0, off_d = 0, off_l = 0, total = 1;
+};
+
+int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
+// A B-operand column length: rows padded to the fragment's 4, then to 4 mod 8 (conflict-free
+// fragment loads: the 16 lanes of a half-warp hit 16 different banks).
+int operand_ld(int rows) {
+  int ld = round_up(rows, 4);
+  if (ld % 8 != 4) ld += 4;
+  return ld;
+}
+// An output column length: tile rows (8 each) plus 2, i.e. 2 mod 8 (conflict-free tile stores).
+int output_ld(int rows) { return round_up(rows, 8) + 2; }
+
+void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
                       const std::vector<std::string>& epilogue);
 
 // A stage kernel: the frame binding the block's elements (CUDA: a thread block; host: one
 // iteration of an OpenMP loop over blocks), then the body. `epilogue` writes the update of
-// component c of output node i (state index idx) from rhs[c] and the stage input se[c*NP + i].
-void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const std::string& name,
-                        const std::string& parameters, const std::vector<std::string>& epilogue) {
+// component c of output node i (state index idx) from rhs[c] and the stage input se[c*LDQ + i].
+void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
+                        const std::string& name, const std::string& parameters, const std::vector<std::string>& epilogue) {
   w.line("RTCG_KERNEL(" + name + ")(" + parameters + ")");
   w.line("{");
   w.line("#if RTCG_CUDA");
@@ -57,7 +95,7 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   w.line("  real* scratch = reinterpret_cast<real*>(rtdg_smem);");
   w.line("  const int tid = static_cast<int>(threadIdx.x);");
   w.line("  const int k0 = static_cast<int>(blockIdx.x) * NE;");
-  w.line("#define RTDG_SLOTS(s, n) for (int s = tid; s < (n); s += NE * TPE)");
+  w.line("#define RTDG_SLOTS(s, n) for (int s = tid; s < (n); s += NTHREADS)");
   w.line("#define RTDG_SYNC() __syncthreads()");
   w.line("#else");
   w.line("#pragma omp parallel for schedule(static)");
@@ -68,7 +106,7 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   w.line("#define RTDG_SYNC()");
   w.line("#endif");
   w.indent();
-  write_stage_body(w, spec, pieces, epilogue);
+  write_stage_body(w, spec, pieces, scratch, epilogue);
   w.dedent();
   w.line("#if RTCG_HOST");
   w.line("  }");
@@ -77,7 +115,150 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   w.line();
 }
 
-void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
+// rtdg_products: acc[nb] += A(tile row mt) x B(columns col0 + 8 nb ..), one warp (CUDA), and
+// rtdg_store_tiles: the tiles into Y[col * LDY + row]. The host computes a whole product with
+// rtdg_host_products. Written once per program, before the kernels.
+void write_tensor_helpers(rtcg::SourceWriter& w) {
+  // The host backend compiles the program inside extern "C" (kernels are looked up by name);
+  // templates need C++ linkage.
+  w.line("extern \"C++\" {");
+  w.line("#if RTCG_CUDA");
+  w.line("#if __CUDA_ARCH__ < 800");
+  w.line("#error \"tensor-core products (plan products = tensor) need compute capability 8.0 or newer\"");
+  w.line("#endif");
+  w.line("RTCG_DEVICE void rtdg_dmma(double& d0, double& d1, double a, double b) {");
+  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
+  w.line("               : \"+d\"(d0), \"+d\"(d1) : \"d\"(a), \"d\"(b));");
+  w.line("}");
+  w.line("template <int TK, int TN, int TLDB>");
+  w.line("RTCG_DEVICE void rtdg_products(double (&acc)[TN][2], const double* RTCG_RESTRICT A, int mt, const double* B, int col0, int lane) {");
+  w.line("  const double* a = A + mt * (TK * 32) + lane;");
+  w.line("  const double* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
+  w.line("#pragma unroll 4");
+  w.line("  for (int kt = 0; kt < TK; ++kt) {");
+  w.line("    const double av = __ldg(a + kt * 32);");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb][0], acc[nb][1], av, b[nb * 8 * TLDB + kt * 4]);");
+  w.line("  }");
+  w.line("}");
+  w.line("template <int TN, int TLDY>");
+  w.line("RTCG_DEVICE void rtdg_store_tiles(const double (&acc)[TN][2], double* Y, int mt, int col0, int lane) {");
+  w.line("  const int row = mt * 8 + (lane >> 2);");
+  w.line("  const int col = col0 + 2 * (lane & 3);");
+  w.line("#pragma unroll");
+  w.line("  for (int nb = 0; nb < TN; ++nb) {");
+  w.line("    Y[(col + nb * 8) * TLDY + row] = acc[nb][0];");
+  w.line("    Y[(col + nb * 8 + 1) * TLDY + row] = acc[nb][1];");
+  w.line("  }");
+  w.line("}");
+  w.line("#else");
+  w.line("// Y[col * TLDY + row] = sum_k A(row, k) B[col * TLDB + k] over TM * 8 rows and TK * 4 k, plus the");
+  w.line("// same with A2, B2 when TK2 > 0; A, A2 in fragment order.");
+  w.line("template <int TM, int TK, int TLDB, int TK2, int TLDB2, int TLDY>");
+  w.line("static inline void rtdg_host_products(const double* A, const double* B, const double* A2, const double* B2, double* Y) {");
+  w.line("  for (int col = 0; col < NCOLP; ++col)");
+  w.line("    for (int row = 0; row < TM * 8; ++row) {");
+  w.line("      double sum = 0;");
+  w.line("      for (int k = 0; k < TK * 4; ++k) sum += A[((row / 8) * TK + k / 4) * 32 + 4 * (row % 8) + k % 4] * B[col * TLDB + k];");
+  w.line("      for (int k = 0; k < TK2 * 4; ++k) sum += A2[((row / 8) * TK2 + k / 4) * 32 + 4 * (row % 8) + k % 4] * B2[col * TLDB2 + k];");
+  w.line("      Y[col * TLDY + row] = sum;");
+  w.line("    }");
+  w.line("}");
+  w.line("#endif");
+  w.line("}  // extern \"C++\"");
+  w.line();
+}
+
+// The tensor products of a block (scratch filled, after a sync): sY (and sZ) for every column.
+void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
+  const Element& element = *spec.element;
+  const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
+  const bool by_state = spec.plan.derivative == Derivative::state;
+  const int mtl = (Np + 7) / 8, ktl = (Nfn + 3) / 4;
+  const int mtv = by_state ? (dim * Np + 7) / 8 : mtl;
+  const int ktv = by_state ? (Np + 3) / 4 : (dim * Np + 3) / 4;
+  const std::string nb = str(sc.nb), ng = str(sc.ng);
+  w.line("#if RTCG_CUDA");
+  {
+    auto scope = w.block("");
+    w.line("const int lane = tid & 31;");
+    auto item = [&](int mt, const std::function<void()>& body) {
+      auto loop = w.block("for (int item = tid >> 5; item < " + str(mt) + " * " + ng + "; item += NTHREADS / 32)");
+      w.line("const int mt = item / " + ng + ";");
+      w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+      w.line("double acc[" + nb + "][2];");
+      w.line("for (int t = 0; t < " + nb + "; ++t) acc[t][0] = acc[t][1] = 0;");
+      body();
+    };
+    if (by_state) {
+      w.line("// sY = [D_r; D_s; D_t] sq, then sZ = LIFT sF.");
+      item(mtv, [&] {
+        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDQ>(acc, AV, mt, sq, col0, lane);");
+        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
+      });
+      item(mtl, [&] {
+        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_store_tiles<" + nb + ", LDZ>(acc, sZ, mt, col0, lane);");
+      });
+    } else {
+      w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF.");
+      item(mtl, [&] {
+        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc, AV, mt, sG, col0, lane);");
+        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
+      });
+    }
+  }
+  w.line("#else");
+  if (by_state) {
+    w.line("rtdg_host_products<" + str(mtv) + ", " + str(ktv) + ", LDQ, 0, 1, LDY>(AV, sq, AV, sq, sY);");
+    w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktl) + ", LDF, 0, 1, LDZ>(AL, sF, AL, sF, sZ);");
+  } else {
+    w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktv) + ", LDG, " + str(ktl) + ", LDF, LDY>(AV, sG, AL, sF, sY);");
+  }
+  w.line("#endif");
+  w.line("RTDG_SYNC();");
+}
+
+// The rest of an output node's right-hand side (the source) and its update; rhs[NCOMP] holds
+// -div F + LIFT (...) for node i of element e (k = k0 + e), se the element's stage input.
+void write_node_update(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
+                       const std::vector<std::string>& epilogue) {
+  const int dim = spec.element->dim;
+  if (pieces.has_source) {
+    w.line("real u[NCOMP];");
+    w.line("for (int c = 0; c < NCOMP; ++c) u[c] = se[c * LDQ + i];");
+    if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    w.line("real S[NCOMP];");
+    emit_piece(w, pieces.source, "S", "vs", spec.scalar);
+    w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += S[c];");
+  }
+  auto c_loop = w.block("for (int c = 0; c < NCOMP; ++c)");
+  w.line("const int idx = QIDX(c, k, i);");
+  for (const std::string& line : epilogue) w.line(line);
+}
+
+// div F(u) = sum_d F_d(du/dx_d) for a linear F (Derivative::state): the flux of the d-th
+// physical derivative, component d, subtracted from rhs. `du(c, a)` is (D_a u_c) at the node;
+// gx[c*DIM + d] = du_c/dx_d = sum_a (dr_a/dx_d) du(c, a).
+void write_flux_of_gradient(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
+                            const std::string& du_c_a) {
+  const int dim = spec.element->dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  w.line("real gx[NCOMP * DIM];");
+  w.line("for (int c = 0; c < NCOMP; ++c) for (int d = 0; d < DIM; ++d) { real v = 0; for (int a = 0; a < DIM; ++a) v += g[a * DIM + d] * " +
+         du_c_a + "; gx[c * DIM + d] = v; }");
+  w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = 0;");
+  for (int d = 0; d < dim; ++d) {
+    auto direction = w.block("");
+    w.line("real Fd[NCOMP * DIM];");
+    emit_piece(w, pieces.flux, "Fd", "vd" + str(d) + "_", spec.scalar,
+               [d, dim](std::size_t c) { return "gx[" + std::to_string(static_cast<int>(c) * dim + d) + "]"; });
+    for (int c = 0; c < components; ++c) w.line("rhs[" + str(c) + "] -= Fd[" + str(c * dim + d) + "];");
+  }
+}
+
+void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
                       const std::vector<std::string>& epilogue) {
   const Element& element = *spec.element;
   const int dim = element.dim;
@@ -85,10 +266,13 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   const Plan& plan = spec.plan;
   const bool by_state = plan.derivative == Derivative::state;
   const bool shared_ops = plan.operators == Operators::shared;
-  w.line("(void)xyz; (void)prm; (void)t;");
+  const bool tensor = plan.products == Products::tensor;
+  w.line("(void)xyz; (void)prm; (void)t; (void)AV; (void)AL;");
   w.line("real* sq = scratch;");
   w.line("real* sF = scratch + OFF_F;");
   if (!by_state) w.line("real* sG = scratch + OFF_G;");
+  if (tensor) w.line("real* sY = scratch + OFF_Y;");
+  if (tensor && by_state) w.line("real* sZ = scratch + OFF_Z;");
   if (shared_ops) {
     w.line("real* sD = scratch + OFF_D;");
     w.line("real* sL = scratch + OFF_L;");
@@ -96,18 +280,24 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("RTDG_SLOTS(s, NFN * NP) sL[s] = LT[s];");
     w.line("const real* Dop = sD;");
     w.line("const real* Lop = sL;");
-  } else {
+  } else if (!tensor) {
     w.line("const real* Dop = DT;");
     w.line("const real* Lop = LT;");
   }
   w.line("// The block's state: NP consecutive values per (element, component) in either layout.");
   {
-    auto load = w.block("RTDG_SLOTS(s, NE * NCOMP * NP)");
-    w.line("const int e = s / (NCOMP * NP);");
-    w.line("const int c = (s / NP) % NCOMP;");
-    w.line("const int i = s % NP;");
+    auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
+    w.line("const int col = s / LDQ;");
+    w.line("const int i = s % LDQ;");
+    w.line("const int e = col / NCOMP;");
+    w.line("const int c = col % NCOMP;");
     w.line("const int k = k0 + e;");
-    w.line("sq[s] = k < K ? q[QIDX(c, k, i)] : real(0);");
+    w.line("sq[s] = e < NE && i < NP && k < K ? q[QIDX(c, k, i)] : real(0);");
+  }
+  if (tensor) {
+    w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
+    w.line("RTDG_SLOTS(s, NCOLP * LDF) sF[s] = real(0);");
+    if (!by_state) w.line("RTDG_SLOTS(s, NCOLP * LDG) sG[s] = real(0);");
   }
   w.line("RTDG_SYNC();");
 
@@ -119,10 +309,11 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int k = k0 + e;");
     w.line("if (k >= K) continue;");
     w.line("real u[NCOMP];");
-    for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * NP + i];");
+    for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + i];");
     if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
-    write_folded_flux(w, spec, pieces,
-                      [](int ca) { return "sG[(e * (NCOMP * DIM) + " + std::to_string(ca) + ") * NP + i]"; });
+    write_folded_flux(w, spec, pieces, [dim](int ca) {
+      return "sG[(e * NCOMP + " + std::to_string(ca / dim) + ") * LDG + " + std::to_string(ca % dim) + " * NP + i]";
+    });
   }
   {
     w.line("// Fscale n.(F - F*) at every face node of the block; exterior traces from q.");
@@ -134,12 +325,32 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int f = m / NFP;");
     w.line("const int iM = rtdg_fmask[m];");
     w.line("real u[NCOMP];");
-    for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * NP + iM];");
+    for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + iM];");
     write_face_flux(w, spec, pieces);
     for (int c = 0; c < components; ++c)
-      w.line("sF[(e * NCOMP + " + str(c) + ") * NFN + m] = fg[DIM] * dF[" + str(c) + "];");
+      w.line("sF[(e * NCOMP + " + str(c) + ") * LDF + m] = fg[DIM] * dF[" + str(c) + "];");
   }
   w.line("RTDG_SYNC();");
+
+  if (tensor) {
+    write_tensor_products(w, spec, sc);
+    auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
+    w.line("const int e = s / NP;");
+    w.line("const int i = s % NP;");
+    w.line("const int k = k0 + e;");
+    w.line("if (k >= K) continue;");
+    w.line("const real* se = sq + e * (NCOMP * LDQ);");
+    w.line("real rhs[NCOMP];");
+    if (by_state) {
+      w.line("const real* g = drdx + k * (DIM * DIM);");
+      write_flux_of_gradient(w, spec, pieces, "sY[(e * NCOMP + c) * LDY + a * NP + i]");
+      w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
+    } else {
+      w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = sY[(e * NCOMP + c) * LDY + i];");
+    }
+    write_node_update(w, spec, pieces, epilogue);
+    return;
+  }
 
   auto outputs = w.block("RTDG_SLOTS(s, NE * TPE)");
   w.line("const int e = s / TPE;");
@@ -149,14 +360,14 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   w.line("// Output r is node l + r * TPE; past NP the last node is computed and not stored.");
   w.line("int node[NPT];");
   w.line("for (int r = 0; r < NPT; ++r) node[r] = l + r * TPE < NP ? l + r * TPE : NP - 1;");
-  w.line("const real* se = sq + e * (NCOMP * NP);");
+  w.line("const real* se = sq + e * (NCOMP * LDQ);");
   if (by_state) {
     w.line("// du[r][c][a] = (D_a u_c)(node r)");
     w.line("real du[NPT][NCOMP][DIM];");
     w.line("for (int r = 0; r < NPT; ++r) for (int c = 0; c < NCOMP; ++c) for (int a = 0; a < DIM; ++a) du[r][c][a] = 0;");
     auto j_loop = w.block("for (int j = 0; j < NP; ++j)");
     w.line("real v[NCOMP];");
-    w.line("for (int c = 0; c < NCOMP; ++c) v[c] = se[c * NP + j];");
+    w.line("for (int c = 0; c < NCOMP; ++c) v[c] = se[c * LDQ + j];");
     auto r_loop = w.block("for (int r = 0; r < NPT; ++r)");
     w.line("real d[DIM];");
     w.line("for (int a = 0; a < DIM; ++a) d[a] = Dop[(a * NP + j) * NP + node[r]];");
@@ -165,7 +376,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("// acc[r][c] = sum_a (D_a G_a,c)(node r)");
     w.line("real acc[NPT][NCOMP];");
     w.line("for (int r = 0; r < NPT; ++r) for (int c = 0; c < NCOMP; ++c) acc[r][c] = 0;");
-    w.line("const real* ge = sG + e * (NCOMP * DIM * NP);");
+    w.line("const real* ge = sG + e * (NCOMP * LDG);");
     auto j_loop = w.block("for (int j = 0; j < NP; ++j)");
     w.line("real gj[NCOMP * DIM];");
     w.line("for (int ca = 0; ca < NCOMP * DIM; ++ca) gj[ca] = ge[ca * NP + j];");
@@ -177,11 +388,11 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   w.line("// lift[r][c] = (LIFT sF_c)(node r)");
   w.line("real lift[NPT][NCOMP];");
   w.line("for (int r = 0; r < NPT; ++r) for (int c = 0; c < NCOMP; ++c) lift[r][c] = 0;");
-  w.line("const real* fe = sF + e * (NCOMP * NFN);");
+  w.line("const real* fe = sF + e * (NCOMP * LDF);");
   {
     auto m_loop = w.block("for (int m = 0; m < NFN; ++m)");
     w.line("real fm[NCOMP];");
-    w.line("for (int c = 0; c < NCOMP; ++c) fm[c] = fe[c * NFN + m];");
+    w.line("for (int c = 0; c < NCOMP; ++c) fm[c] = fe[c * LDF + m];");
     w.line("for (int r = 0; r < NPT; ++r) { const real lm = Lop[m * NP + node[r]]; for (int c = 0; c < NCOMP; ++c) lift[r][c] += lm * fm[c]; }");
   }
   if (by_state) w.line("const real* g = drdx + k * (DIM * DIM);");
@@ -191,36 +402,70 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   auto valid = w.block("if (l + r * TPE < NP)");
   w.line("const int i = node[r];");
   w.line("real rhs[NCOMP];");
-  if (by_state) {
-    // div F(u) = sum_d F_d(du/dx_d) for a linear F: the flux of the d-th physical derivative,
-    // component d. gx[c*DIM + d] = du_c/dx_d = sum_a (dr_a/dx_d) du[r][c][a].
-    w.line("real gx[NCOMP * DIM];");
-    w.line("for (int c = 0; c < NCOMP; ++c) for (int d = 0; d < DIM; ++d) { real v = 0; for (int a = 0; a < DIM; ++a) v += g[a * DIM + d] * du[r][c][a]; gx[c * DIM + d] = v; }");
-    w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = 0;");
-    for (int d = 0; d < dim; ++d) {
-      auto direction = w.block("");
-      w.line("real Fd[NCOMP * DIM];");
-      emit_piece(w, pieces.flux, "Fd", "vd" + str(d) + "_", spec.scalar,
-                 [d, dim](std::size_t c) { return "gx[" + std::to_string(static_cast<int>(c) * dim + d) + "]"; });
-      for (int c = 0; c < components; ++c) w.line("rhs[" + str(c) + "] -= Fd[" + str(c * dim + d) + "];");
-    }
-  } else {
-    w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = -acc[r][c];");
-  }
+  if (by_state) write_flux_of_gradient(w, spec, pieces, "du[r][c][a]");
+  else w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = -acc[r][c];");
   w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += lift[r][c];");
-  if (pieces.has_source) {
-    w.line("real u[NCOMP];");
-    w.line("for (int c = 0; c < NCOMP; ++c) u[c] = se[c * NP + i];");
-    if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
-    w.line("real S[NCOMP];");
-    emit_piece(w, pieces.source, "S", "vs", spec.scalar);
-    w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += S[c];");
+  write_node_update(w, spec, pieces, epilogue);
+}
+
+// The scratch layout for a plan, with the checks that it fits.
+Scratch scratch_of(const KernelSpec& spec) {
+  const Element& element = *spec.element;
+  const Plan& plan = spec.plan;
+  const int dim = element.dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  const int Np = element.Np, Nfn = element.Nfaces * element.Nfp;
+  const bool tensor = plan.products == Products::tensor;
+  const bool by_state = plan.derivative == Derivative::state;
+  Scratch sc;
+  if (plan.nodes_per_thread < 1 || plan.nodes_per_thread > 8)
+    throw Error("the plan's nodes_per_thread must be 1 to 8, got " + std::to_string(plan.nodes_per_thread));
+  if (tensor) {
+    if (spec.scalar != fluxes::ScalarType::float64)
+      throw Error("the plan does not fit: tensor-core products (DMMA) are double precision only");
+    if (plan.nodes_per_thread != 1 || plan.operators != Operators::global)
+      throw Error("the plan does not fit: tensor-core products read the operators' fragments from global memory, one "
+                  "thread per node (nodes_per_thread = 1, operators = global)");
   }
-  {
-    auto c_loop = w.block("for (int c = 0; c < NCOMP; ++c)");
-    w.line("const int idx = QIDX(c, k, i);");
-    for (const std::string& line : epilogue) w.line(line);
+  sc.npt = tensor ? 1 : std::clamp(plan.nodes_per_thread, 1, Np);
+  sc.tpe = (Np + sc.npt - 1) / sc.npt;
+  sc.ne = elements_per_block(plan.stage_elements_per_block, sc.tpe);
+  sc.threads = tensor ? round_up(sc.ne * sc.tpe, 32) : sc.ne * sc.tpe;
+  if (sc.threads > 1024)
+    throw Error("the plan does not fit: " + std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.tpe) +
+                " threads each is more than 1024 threads per block");
+  const int ncol = sc.ne * components;
+  sc.ncolp = tensor ? round_up(ncol, 8) : ncol;
+  sc.ldq = tensor ? operand_ld(Np) : Np;
+  sc.ldf = tensor ? operand_ld(Nfn) : Nfn;
+  sc.ldg = tensor ? operand_ld(dim * Np) : dim * Np;
+  if (tensor) {
+    sc.ldy = output_ld(by_state ? dim * Np : Np);
+    sc.ldz = by_state ? output_ld(Np) : 0;
+    // Column tiles per warp item: the largest of 4, 3, 2, 1 dividing the tile count, so every
+    // item is full; each item reuses an operator fragment NB times.
+    const int tiles = sc.ncolp / 8;
+    for (int nb = 4; nb >= 1; --nb)
+      if (tiles % nb == 0) {
+        sc.nb = nb;
+        break;
+      }
+    sc.ng = tiles / sc.nb;
   }
+  const long long cols = sc.ncolp;
+  const long long q_size = cols * sc.ldq, f_size = cols * sc.ldf;
+  const long long g_size = by_state ? 0 : cols * sc.ldg;
+  const long long y_size = cols * sc.ldy, z_size = cols * sc.ldz;
+  const long long d_size = plan.operators == Operators::shared ? static_cast<long long>(dim) * Np * Np : 0;
+  const long long l_size = plan.operators == Operators::shared ? static_cast<long long>(Nfn) * Np : 0;
+  sc.off_f = q_size;
+  sc.off_g = sc.off_f + f_size;
+  sc.off_y = sc.off_g + g_size;
+  sc.off_z = sc.off_y + y_size;
+  sc.off_d = sc.off_z + z_size;
+  sc.off_l = sc.off_d + d_size;
+  sc.total = std::max(1LL, sc.off_l + l_size);
+  return sc;
 }
 
 }  // namespace
@@ -228,63 +473,56 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
 void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out) {
   const Element& element = *spec.element;
   const Plan& plan = spec.plan;
-  const int dim = element.dim;
-  const int components = static_cast<int>(spec.law->state_components());
-  const int Np = element.Np, Nfn = element.Nfaces * element.Nfp;
-  const int npt = std::clamp(plan.nodes_per_thread, 1, Np);
-  const int tpe = (Np + npt - 1) / npt;
-  if (plan.nodes_per_thread < 1 || plan.nodes_per_thread > 8)
-    throw Error("the plan's nodes_per_thread must be 1 to 8, got " + std::to_string(plan.nodes_per_thread));
   if (plan.derivative == Derivative::state && !flux_is_linear(pieces.flux))
     throw Error("the plan differentiates the state (derivative = state), which needs a volume flux linear in the "
                 "state with constant coefficients; the law '" + spec.law->name + "' has a nonlinear or "
                 "position-dependent flux: use derivative = flux");
-  const int ne = elements_per_block(plan.stage_elements_per_block, tpe);
-  if (ne * tpe > 1024)
-    throw Error("the plan does not fit: " + std::to_string(ne) + " elements per block of " + std::to_string(tpe) +
-                " threads each is more than 1024 threads per block");
-
-  // Scratch offsets in reals (see the file comment).
-  const long long q_size = static_cast<long long>(ne) * components * Np;
-  const long long f_size = static_cast<long long>(ne) * components * Nfn;
-  const long long g_size = plan.derivative == Derivative::flux ? static_cast<long long>(ne) * components * dim * Np : 0;
-  const long long d_size = plan.operators == Operators::shared ? static_cast<long long>(dim) * Np * Np : 0;
-  const long long l_size = plan.operators == Operators::shared ? static_cast<long long>(Nfn) * Np : 0;
-  const long long off_f = q_size, off_g = off_f + f_size, off_d = off_g + g_size, off_l = off_d + d_size;
-  const long long scratch = std::max(1LL, off_l + l_size);
+  const Scratch sc = scratch_of(spec);
   const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
-  out.stage_shared_bytes = static_cast<std::size_t>(scratch) * real_bytes;
+  out.stage_shared_bytes = static_cast<std::size_t>(sc.total) * real_bytes;
   if (out.stage_shared_bytes > max_dynamic_shared_bytes)
     throw Error("the plan does not fit: the fused stage kernel needs " + std::to_string(out.stage_shared_bytes) +
-                " bytes of shared memory per block (" + std::to_string(ne) + " elements of order " +
+                " bytes of shared memory per block (" + std::to_string(sc.ne) + " elements of order " +
                 std::to_string(element.N) + (plan.operators == Operators::shared ? ", operators in shared memory" : "") +
-                "), more than " + std::to_string(max_dynamic_shared_bytes) +
+                (plan.products == Products::tensor ? ", tensor products" : "") + "), more than " +
+                std::to_string(max_dynamic_shared_bytes) +
                 "; use fewer elements per block or operators in global memory");
-  out.stage_elements_per_block = ne;
-  out.stage_threads = ne * tpe;
+  out.stage_elements_per_block = sc.ne;
+  out.stage_threads = sc.threads;
 
-  w.line("#define NE " + str(ne));
-  w.line("#define NPT " + str(npt));
-  w.line("#define TPE " + str(tpe));
-  w.line("#define OFF_F " + std::to_string(off_f));
-  w.line("#define OFF_G " + std::to_string(off_g));
-  w.line("#define OFF_D " + std::to_string(off_d));
-  w.line("#define OFF_L " + std::to_string(off_l));
-  w.line("#define SCRATCH " + std::to_string(scratch));
+  w.line("#define NE " + str(sc.ne));
+  w.line("#define NPT " + str(sc.npt));
+  w.line("#define TPE " + str(sc.tpe));
+  w.line("#define NTHREADS " + str(sc.threads));
+  w.line("#define NCOLP " + str(sc.ncolp));
+  w.line("#define LDQ " + str(sc.ldq));
+  w.line("#define LDF " + str(sc.ldf));
+  w.line("#define LDG " + str(sc.ldg));
+  w.line("#define LDY " + str(sc.ldy));
+  w.line("#define LDZ " + str(sc.ldz));
+  w.line("#define OFF_F " + str(sc.off_f));
+  w.line("#define OFF_G " + str(sc.off_g));
+  w.line("#define OFF_Y " + str(sc.off_y));
+  w.line("#define OFF_Z " + str(sc.off_z));
+  w.line("#define OFF_D " + str(sc.off_d));
+  w.line("#define OFF_L " + str(sc.off_l));
+  w.line("#define SCRATCH " + str(sc.total));
   w.line();
+  if (plan.products == Products::tensor) write_tensor_helpers(w);
   const std::string geometry =
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "
       "const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT DT, "
-      "const real* RTCG_RESTRICT LT, const real* RTCG_RESTRICT prm, real t, ";
-  write_stage_kernel(w, spec, pieces, "rtdg_stage_lserk",
+      "const real* RTCG_RESTRICT LT, const real* RTCG_RESTRICT AV, const real* RTCG_RESTRICT AL, "
+      "const real* RTCG_RESTRICT prm, real t, ";
+  write_stage_kernel(w, spec, pieces, sc, "rtdg_stage_lserk",
                      "const real* RTCG_RESTRICT q, real* RTCG_RESTRICT qo, real* RTCG_RESTRICT res, " + geometry +
                          "real a, real b, real dt, int K",
                      {"const real rr = a * res[idx] + dt * rhs[c];", "res[idx] = rr;",
-                      "qo[idx] = se[c * NP + i] + b * rr;"});
-  write_stage_kernel(w, spec, pieces, "rtdg_stage_ssp",
+                      "qo[idx] = se[c * LDQ + i] + b * rr;"});
+  write_stage_kernel(w, spec, pieces, sc, "rtdg_stage_ssp",
                      "const real* RTCG_RESTRICT q, const real* RTCG_RESTRICT u0, real* RTCG_RESTRICT qo, " + geometry +
                          "real alpha, real beta, real dt, int K",
-                     {"qo[idx] = alpha * u0[idx] + beta * (se[c * NP + i] + dt * rhs[c]);"});
+                     {"qo[idx] = alpha * u0[idx] + beta * (se[c * LDQ + i] + dt * rhs[c]);"});
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");
   w.line();

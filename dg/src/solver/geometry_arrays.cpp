@@ -45,6 +45,9 @@ Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> c
   geometry.LT.resize(count(Nfn, Np));
   for (int m = 0; m < Nfn; ++m)
     for (int i = 0; i < Np; ++i) geometry.LT[flat(0, 0, m, Np, i)] = element.LIFT(i, m);
+  geometry.AVS = mma_fragments(dim * Np, Np, [&](int row, int j) { return (*derivative[row / Np])(row % Np, j); });
+  geometry.AVF = mma_fragments(Np, dim * Np, [&](int i, int col) { return -(*derivative[col / Np])(i, col % Np); });
+  geometry.AL = mma_fragments(Np, Nfn, [&](int i, int m) { return element.LIFT(i, m); });
   const Eigen::MatrixXd* normals[3] = {&disc.nx, &disc.ny, &disc.nz};
   geometry.fgeo.resize(count(K, Nfaces, dim + 1));
   for (int k = 0; k < K; ++k)

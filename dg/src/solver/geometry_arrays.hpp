@@ -17,11 +17,29 @@ struct Geometry {
   std::vector<double> LIFT;  // [Np][Nfn]
   std::vector<double> DT;    // [dim][Np][Np] D_a(i, j) at (a, j, i)
   std::vector<double> LT;    // [Nfn][Np] LIFT(i, m) at (m, i)
+  // Operator fragments for tensor-core products (Plan::products == tensor): an M x Kd
+  // operator A cut into 8 x 4 tiles in the order the mma.m8n8k4 A operand takes them, tile
+  // (mt, kt) at (mt * KT + kt) * 32 + lane with lane = 4 * (row % 8) + (col % 4), KT =
+  // ceil(Kd / 4), zeros past M and Kd: a warp reads a tile as one coalesced 256-byte load.
+  std::vector<double> AVS;   // [D_r; D_s; D_t] stacked, (dim Np) x Np         (derivative = state)
+  std::vector<double> AVF;   // [-D_r, -D_s, -D_t] side by side, Np x (dim Np)  (derivative = flux)
+  std::vector<double> AL;    // LIFT, Np x Nfn
   std::vector<double> fgeo;  // [K][Nfaces][dim + 1] outward normal, Fscale
   std::vector<double> prm;   // the law's parameters (one 0 when it has none)
   std::vector<std::int32_t> vmapP;  // [K][Nfn] flat k * Np + i of the exterior twin
   std::vector<std::int32_t> bcode;  // [K][Nfaces] 0 interior, b + 1 boundary condition b
 };
+
+// The fragments of an M x Kd operator whose entries `at(row, col)` gives (see Geometry).
+template <class At>
+std::vector<double> mma_fragments(int M, int Kd, At at) {
+  const int MT = (M + 7) / 8, KT = (Kd + 3) / 4;
+  std::vector<double> out(static_cast<std::size_t>(MT * KT * 32), 0.0);
+  for (int row = 0; row < M; ++row)
+    for (int col = 0; col < Kd; ++col)
+      out[static_cast<std::size_t>(((row / 8) * KT + col / 4) * 32 + 4 * (row % 8) + col % 4)] = at(row, col);
+  return out;
+}
 
 // `codes` are the face codes ([K][Nfaces]); `parameters` every law parameter's value.
 Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> codes,

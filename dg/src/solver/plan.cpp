@@ -33,6 +33,7 @@ constexpr std::array layouts{std::pair{Layout::field_major, "field_major"}, std:
 constexpr std::array fusions{std::pair{Fusion::none, "none"}, std::pair{Fusion::stage, "stage"}};
 constexpr std::array operator_places{std::pair{Operators::global, "global"}, std::pair{Operators::shared, "shared"}};
 constexpr std::array derivatives{std::pair{Derivative::flux, "flux"}, std::pair{Derivative::state, "state"}};
+constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::pair{Products::tensor, "tensor"}};
 
 }  // namespace
 
@@ -40,17 +41,20 @@ const char* to_string(Layout layout) { return name_of(layout, layouts); }
 const char* to_string(Fusion fusion) { return name_of(fusion, fusions); }
 const char* to_string(Operators operators) { return name_of(operators, operator_places); }
 const char* to_string(Derivative derivative) { return name_of(derivative, derivatives); }
+const char* to_string(Products products) { return name_of(products, product_kinds); }
 Layout parse_layout(const std::string& text) { return parse_name(text, layouts, "memory layout"); }
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
 Derivative parse_derivative(const std::string& text) { return parse_name(text, derivatives, "derivative"); }
+Products parse_products(const std::string& text) { return parse_name(text, product_kinds, "products"); }
 
 std::string to_text(const Plan& plan) {
   std::ostringstream text;
   text << "fusion=" << to_string(plan.fusion) << " layout=" << to_string(plan.layout);
   if (plan.fusion == Fusion::stage)
     text << " elements=" << plan.stage_elements_per_block << " nodes_per_thread=" << plan.nodes_per_thread
-         << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative);
+         << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
+         << " products=" << to_string(plan.products);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -94,6 +98,7 @@ Plan plan_from_text(const std::string& text) {
     plan.nodes_per_thread = number("nodes_per_thread", 1, 8);
     plan.operators = parse_operators(take("operators"));
     plan.derivative = parse_derivative(take("derivative"));
+    if (words.count("products")) plan.products = parse_products(take("products"));
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -115,7 +120,7 @@ std::string Plan::describe() const {
   if (fusion == Fusion::stage)
     return std::string("fused stage, ") + to_string(layout) + ", " + count(stage_elements_per_block) +
            " elements/block, " + std::to_string(nodes_per_thread) + " nodes/thread, operators " + to_string(operators) +
-           ", derivative of the " + to_string(derivative);
+           ", derivative of the " + to_string(derivative) + (products == Products::tensor ? ", tensor cores" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

@@ -9,6 +9,7 @@
 #include <fluxes/law_lowering.hpp>
 #include <rtcg/array.hpp>
 #include <rtcg/array_ops.hpp>
+#include <rtcg/elementwise.hpp>
 #include <rtcg/log.hpp>
 #include <rtcg/reduction.hpp>
 
@@ -71,12 +72,26 @@ struct Engine {
   virtual void upload_state(const std::vector<double>& host_layout) = 0;  // in the kernel layout
   virtual std::vector<double> download_state() const = 0;                 // in the kernel layout
   virtual void download_range(std::size_t offset, std::span<double> out) const = 0;  // kernel layout
+  virtual const void* state_data() const = 0;  // the device state q (kernel layout)
   virtual void step(double t, double dt) = 0;
   virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
   virtual bool finite() const = 0;
   virtual double max_abs() const = 0;  // the largest |q|; NaN when any value is NaN
+  // keep_state false: the state is left undefined (the caller sets it next).
   virtual void replan(const GeneratedKernels& kernels, const Plan& plan,
-                      const std::function<std::vector<double>(const std::vector<double>&)>& relayout) = 0;
+                      const std::function<std::vector<double>(const std::vector<double>&)>& relayout,
+                      bool keep_state) = 0;
+
+  // Device copies of the state for tuners, one per (slot, layout): slot 0 the kept state,
+  // slot 1 a reference change. Values in that layout.
+  virtual bool has_saved(int slot, Layout layout) const = 0;
+  virtual void save_state(int slot) = 0;                    // saved = q (current layout); the other layout's dropped
+  virtual void save_change(int slot, int base) = 0;         // saved = q - saved[base]
+  virtual void restore_state(int slot) = 0;                 // q = saved
+  virtual std::vector<double> download_saved(int slot, Layout layout) const = 0;
+  virtual void upload_saved(int slot, Layout layout, const std::vector<double>& values) = 0;
+  // {max |(q - saved[base]) - saved[change]|, max |saved[change]|}, NaN when a value is NaN.
+  virtual std::pair<double, double> compare_change(int base, int change) const = 0;
 };
 
 
@@ -93,7 +108,7 @@ struct EngineT final : Engine {
   // q: the state. rhs_: L(q) (unfused), or scratch. q_alt: the fused kernels' output state
   // (swapped with q after each stage). u1, u2: SSP-RK3 stage states.
   rtcg::Array<T> q, rhs_, res, q_alt, u1, u2;
-  rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, fgeo, prm;
+  rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
 
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
@@ -106,6 +121,8 @@ struct EngineT final : Engine {
         drdx(rtcg::Array<T>::from_host(b, convert(geometry.drdx))), xyz(rtcg::Array<T>::from_host(b, convert(geometry.xyz))),
         D(rtcg::Array<T>::from_host(b, convert(geometry.D))), LIFT(rtcg::Array<T>::from_host(b, convert(geometry.LIFT))),
         DT(rtcg::Array<T>::from_host(b, convert(geometry.DT))), LT(rtcg::Array<T>::from_host(b, convert(geometry.LT))),
+        AVS(rtcg::Array<T>::from_host(b, convert(geometry.AVS))), AVF(rtcg::Array<T>::from_host(b, convert(geometry.AVF))),
+        AL(rtcg::Array<T>::from_host(b, convert(geometry.AL))),
         fgeo(rtcg::Array<T>::from_host(b, convert(geometry.fgeo))), prm(rtcg::Array<T>::from_host(b, convert(geometry.prm))),
         vmapP(rtcg::Array<std::int32_t>::from_host(b, geometry.vmapP)),
         bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)) {
@@ -144,9 +161,9 @@ struct EngineT final : Engine {
   // Switches to other kernels (same law, element and precision): the state is kept, moved to
   // the new layout by the caller (`relayout` maps old kernel-layout values to new ones).
   void replan(const GeneratedKernels& kernels, const Plan& p,
-              const std::function<std::vector<double>(const std::vector<double>&)>& relayout) {
+              const std::function<std::vector<double>(const std::vector<double>&)>& relayout, bool keep_state) override {
     auto compiled = compile(backend, kernels);  // may throw: nothing has changed yet
-    const bool same_layout = p.layout == plan.layout;
+    const bool same_layout = p.layout == plan.layout || !keep_state;
     std::vector<double> state;
     if (!same_layout) state = download_state();  // through the host only when the layout changes
     generated = kernels;
@@ -195,17 +212,23 @@ struct EngineT final : Engine {
                fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t), Kargs);
   }
 
+  // The volume operator's tensor-core fragments for the plan's derivative (unused by scalar
+  // products).
+  const rtcg::Array<T>& volume_fragments() const { return plan.derivative == Derivative::state ? AVS : AVF; }
+
   // Fused LSERK stage: res = a res + dt L(in, t); out = in + b res.
   void fused_lserk(const rtcg::Array<T>& in, rtcg::Array<T>& out, rtcg::Array<T>& r, double t, double a, double b, double dt) {
     (*stage_lserk)(stage_shape(), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
-                   xyz.data(), DT.data(), LT.data(), prm.data(), static_cast<T>(t), static_cast<T>(a), static_cast<T>(b),
+                   xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(), static_cast<T>(t),
+                   static_cast<T>(a), static_cast<T>(b),
                    static_cast<T>(dt), K);
   }
   // Fused SSP stage: out = alpha u0 + beta (in + dt L(in, t)).
   void fused_ssp(const rtcg::Array<T>& in, const rtcg::Array<T>& u0, rtcg::Array<T>& out, double t, double alpha,
                  double beta, double dt) {
     (*stage_ssp)(stage_shape(), in.data(), u0.data(), out.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
-                 xyz.data(), DT.data(), LT.data(), prm.data(), static_cast<T>(t), static_cast<T>(alpha),
+                 xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(), static_cast<T>(t),
+                 static_cast<T>(alpha),
                  static_cast<T>(beta), static_cast<T>(dt), K);
   }
 
@@ -215,6 +238,8 @@ struct EngineT final : Engine {
     const std::vector<T> values = q.to_host();
     return std::vector<double>(values.begin(), values.end());
   }
+
+  const void* state_data() const override { return q.data(); }
 
   void download_range(std::size_t offset, std::span<double> out) const override {
     const std::vector<T> values = q.view().view(offset, out.size()).to_host();
@@ -268,18 +293,67 @@ struct EngineT final : Engine {
 
   bool finite() const override { return std::isfinite(static_cast<double>(rtcg::sum(q))); }
 
+  std::optional<rtcg::Array<T>> saved[2][2];  // [slot][layout]
+  mutable std::unique_ptr<rtcg::ElementwiseKernel> difference_kernel;
+  mutable std::unique_ptr<rtcg::ReductionKernel<T>> change_kernel;
+
+  static int layout_index(Layout layout) { return layout == Layout::element_major ? 1 : 0; }
+  bool has_saved(int slot, Layout layout) const override { return saved[slot][layout_index(layout)].has_value(); }
+  void save_state(int slot) override {
+    saved[slot][layout_index(plan.layout)] = q.clone();
+    saved[slot][1 - layout_index(plan.layout)].reset();
+  }
+  void save_change(int slot, int base) override {
+    const rtcg::Array<T>& from = *saved[base][layout_index(plan.layout)];
+    rtcg::Array<T> change(backend, n);
+    if (!difference_kernel) {
+      const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
+      difference_kernel = std::make_unique<rtcg::ElementwiseKernel>(
+          backend, type + "* d, const " + type + "* x, const " + type + "* y", "d[i] = x[i] - y[i]", "rtdg_difference");
+    }
+    (*difference_kernel)(change, q, from);
+    saved[slot][layout_index(plan.layout)] = std::move(change);
+    saved[slot][1 - layout_index(plan.layout)].reset();
+  }
+  void restore_state(int slot) override { q.copy_from(saved[slot][layout_index(plan.layout)]->view()); }
+  std::vector<double> download_saved(int slot, Layout layout) const override {
+    const std::vector<T> values = saved[slot][layout_index(layout)]->to_host();
+    return std::vector<double>(values.begin(), values.end());
+  }
+  void upload_saved(int slot, Layout layout, const std::vector<double>& values) override {
+    saved[slot][layout_index(layout)] = rtcg::Array<T>::from_host(backend, convert(values));
+  }
+  std::pair<double, double> compare_change(int base, int change) const override {
+    const int l = layout_index(plan.layout);
+    const rtcg::Array<T>& from = *saved[base][l];
+    const rtcg::Array<T>& reference = *saved[change][l];
+    if (!change_kernel) {
+      const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
+      // |(q - q0) - dq|, the difference computed in the kernel's precision as the host would.
+      change_kernel = std::make_unique<rtcg::ReductionKernel<T>>(
+          backend, "0", "(a > b || a != a) ? a : b", "((x[i] - y[i]) - z[i] < 0 ? -((x[i] - y[i]) - z[i]) : (x[i] - y[i]) - z[i])",
+          "const " + type + "* x, const " + type + "* y, const " + type + "* z", "rtdg_change_difference");
+    }
+    const double worst = static_cast<double>((*change_kernel)(q, from, reference));
+    return {worst, max_abs_of(reference)};
+  }
+
   // max |q[i]| in one reduction on the device (only the result comes back). NaN wins, as in
   // rtcg::max: `a != a` holds only for NaN. Compiled on first use (through the cache).
   mutable std::unique_ptr<rtcg::ReductionKernel<T>> max_abs_kernel;
   double max_abs() const override {
     if (n == 0) return 0;
+    return max_abs_of(q);
+  }
+  double max_abs_of(const rtcg::Array<T>& x) const {
+    if (x.size() == 0) return 0;
     if (!max_abs_kernel) {
       const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
       max_abs_kernel = std::make_unique<rtcg::ReductionKernel<T>>(
           backend, "0", "(a > b || a != a) ? a : b", "(x[i] < 0 ? -x[i] : x[i])", "const " + type + "* x",
           "rtdg_max_abs");
     }
-    return static_cast<double>((*max_abs_kernel)(q));
+    return static_cast<double>((*max_abs_kernel)(x));
   }
 };
 
@@ -314,6 +388,23 @@ struct Solver::Impl {
         for (int i = 0; i < Np; ++i) out[device_index(c, k, i)] = values[flat(c, K, k, Np, i)];
     return out;
   }
+
+  // Values in kernel layout `from` as kernel layout `to`.
+  std::vector<double> convert_layout(const std::vector<double>& values, Layout from, Layout to) const {
+    if (from == to) return values;
+    std::vector<double> out(values.size());
+    const int K = disc.K, Np = disc.element.Np;
+    for (int c = 0; c < components; ++c)
+      for (int k = 0; k < K; ++k)
+        for (int i = 0; i < Np; ++i) {
+          const std::size_t fm = flat(c, K, k, Np, i), em = flat(k, components, c, Np, i);
+          if (from == Layout::field_major) out[em] = values[fm];
+          else out[fm] = values[em];
+        }
+    return out;
+  }
+
+  void ensure_saved(int slot, const char* what);
 
   std::vector<double> to_host_layout(const std::vector<double>& values) const {
     if (setup.plan.layout == Layout::field_major) return values;
@@ -420,15 +511,7 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
     const double c = speed.dag[speed.outputs[0]].value;
     const double eps = law_parameter(law, setup.parameters, "eps", 1.0);
     const double mu = law_parameter(law, setup.parameters, "mu", 1.0);
-    double front = std::numeric_limits<double>::infinity();
-    const std::array<double, 3> d = setup.incident->direction;
-    const double norm = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-    for (int k = 0; k < K; ++k)
-      for (int i = 0; i < Np; ++i) {
-        double along = d[0] * disc.x(i, k) + d[1] * disc.y(i, k);
-        if (dim == 3) along += d[2] * disc.z(i, k);
-        front = std::min(front, norm > 0 ? along / norm : 0.0);
-      }
+    const double front = plane_wave_front(disc, setup.incident->direction);
     s.incident = lower_plane_wave(law, *setup.incident, c, std::sqrt(mu / eps), front);
   }
 
@@ -476,6 +559,14 @@ void Solver::set_state(std::span<const double> values) {
 }
 
 std::vector<double> Solver::state() const { return impl_->to_host_layout(impl_->engine->download_state()); }
+
+Solver::DeviceState Solver::device_state() const {
+  return DeviceState{impl_->engine->state_data(), size(), impl_->setup.scalar};
+}
+
+std::size_t Solver::device_index(int component, int element, int node) const {
+  return impl_->device_index(component, element, node);
+}
 
 void Solver::copy_elements(std::span<const int> elements, std::span<double> values) const {
   if (values.size() != size())
@@ -525,24 +616,56 @@ double Solver::stable_dt(double cfl) const {
 
 void Solver::step(double t, double dt) { impl_->engine->step(t, dt); }
 
-void Solver::set_plan(const Plan& plan) {
+void Solver::set_plan(const Plan& plan, StateOnReplan state) {
   Impl& s = *impl_;
   if (plan == s.setup.plan) return;
   KernelSpec spec = s.spec;
   spec.plan = plan;
   GeneratedKernels kernels = generate_kernels(spec);
   const Plan old_plan = s.setup.plan;
-  // The state moves from the old layout through the host layout to the new one.
+  // The state moves from the old layout through the host layout to the new one (or not at
+  // all when the caller sets it next).
   auto relayout = [&](const std::vector<double>& values) {
-    s.setup.plan = old_plan;
-    const std::vector<double> host = s.to_host_layout(values);
-    s.setup.plan = plan;
-    return s.to_device_layout(host);
+    if (state == StateOnReplan::discard) return std::vector<double>(values.size(), 0.0);
+    return s.convert_layout(values, old_plan.layout, plan.layout);
   };
-  s.engine->replan(kernels, plan, relayout);
+  s.engine->replan(kernels, plan, relayout, state == StateOnReplan::keep);
   s.kernels = std::move(kernels);
   s.spec = spec;
   s.setup.plan = plan;
+}
+
+namespace {
+constexpr int kept_slot = 0, change_slot = 1;
+}
+
+// A saved slot in the current layout, converted (once, through the host) from the other
+// layout's copy when only that one exists.
+void Solver::Impl::ensure_saved(int slot, const char* what) {
+  const Layout now = setup.plan.layout;
+  if (engine->has_saved(slot, now)) return;
+  const Layout other = now == Layout::field_major ? Layout::element_major : Layout::field_major;
+  if (!engine->has_saved(slot, other)) throw Error(std::string("no ") + what + " kept on the device: call keep_state first");
+  engine->upload_saved(slot, now, convert_layout(engine->download_saved(slot, other), other, now));
+}
+
+void Solver::keep_state() { impl_->engine->save_state(kept_slot); }
+
+void Solver::restore_kept_state() {
+  impl_->ensure_saved(kept_slot, "state");
+  impl_->engine->restore_state(kept_slot);
+}
+
+void Solver::keep_change() {
+  impl_->ensure_saved(kept_slot, "state");
+  impl_->engine->save_change(change_slot, kept_slot);
+}
+
+Solver::ChangeDifference Solver::compare_change() const {
+  impl_->ensure_saved(kept_slot, "state");
+  impl_->ensure_saved(change_slot, "reference change (keep_change)");
+  const auto [worst, scale] = impl_->engine->compare_change(kept_slot, change_slot);
+  return {worst, scale};
 }
 
 std::vector<double> Solver::rhs(double t) { return impl_->to_host_layout(impl_->engine->rhs(t)); }
