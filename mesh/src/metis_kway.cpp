@@ -11,8 +11,6 @@
 namespace rtdg::mesh::detail {
 namespace {
 
-static_assert(sizeof(idx_t) == sizeof(int) || sizeof(idx_t) == 8, "unexpected METIS index width");
-
 std::vector<idx_t> to_idx(const std::vector<int>& values) { return {values.begin(), values.end()}; }
 
 std::string metis_status(int status) {

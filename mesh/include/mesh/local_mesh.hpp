@@ -14,7 +14,7 @@
 //   indices and names are the same on every rank (a rank may have no face of a group).
 //   boundary_faces and periodic_faces hold the rank's faces of the global lists; a periodic
 //   face whose partner is on another rank is a halo face (periodic = true), not a periodic
-//   face of the local mesh. Mesh::validate does not accept the local mesh (its halo faces
+//   face of the local mesh. validate() does not accept the local mesh (its halo faces
 //   have no group); validate_local does.
 // - halo_faces: sorted by neighbour rank, then by the agreed order (below); neighbours gives
 //   each neighbour rank's range in it. The two ranks of a shared face list it at the same

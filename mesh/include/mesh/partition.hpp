@@ -40,8 +40,9 @@ struct PartitionOptions {
   double tolerance = 1.03;  // allowed (heaviest part) / (average part): METIS's ufactor = 1000 (tolerance - 1)
 };
 
-// parts[k] is the rank that owns element k. `method` is "metis-kway" or "single" (one part),
-// and the fields after it record how the partition was made (stored with it in .h5 files).
+// element_part[k] is the part (the rank) that owns element k. `method` is "metis-kway" or
+// "single" (one part); it and the fields after it record how the partition was made (stored
+// with it in .h5 files).
 struct Partition {
   int parts = 0;
   std::vector<int> element_part;  // [K] in 0 .. parts-1
@@ -79,8 +80,10 @@ PartitionStats partition_stats(const Mesh& mesh, const Partition& partition,
 // (imbalance 1.004), 87 faces cut, 38..52 halo faces per part".
 std::string format_partition(const Partition& partition, const PartitionStats& stats);
 
-// The partition into options.parts stored in `file` when it is an .h5 mesh holding one, else
+// The partition into options.parts stored in `file` when it is an .h5 mesh holding one
+// (whatever options' weights, seed and tolerance: the stored one was chosen on purpose), else
 // a new one from partition_mesh (what a parallel run does at start). `stored` says which.
+// Throws MeshError naming the file for a stored partition that does not fit `mesh`.
 struct LoadedPartition {
   Partition partition;
   bool stored = false;
