@@ -170,6 +170,19 @@ TEST(MeshPartition, LocalMeshesReproduceTheGlobalMesh) {
   }
 }
 
+TEST(MeshPartition, LocalMeshesOfBlockPartitions) {
+  // Elements in contiguous blocks of their numbering: scattered parts with many neighbours,
+  // and a check that needs no METIS.
+  for (const auto& [name, mesh] : testing::partition_test_meshes()) {
+    for (int parts : {2, 3, 4}) {
+      SCOPED_TRACE(name + ", " + std::to_string(parts) + " blocks");
+      Partition partition{parts, {}, "blocks", 0, 1.03, false};
+      for (int k = 0; k < mesh.num_elements(); ++k) partition.element_part.push_back(k * parts / mesh.num_elements());
+      EXPECT_EQ(testing::check_local_meshes(mesh, partition, local_meshes(mesh, partition)), "");
+    }
+  }
+}
+
 TEST(MeshPartition, HandMadePartitionsCoverPeriodicHalos) {
   // Every element its own rank: every connected face is a halo face, periodic ones included,
   // and two elements share several faces.
