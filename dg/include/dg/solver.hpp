@@ -13,6 +13,7 @@
 #include "dg/integrator.hpp"
 #include "dg/kernels.hpp"
 #include "dg/plan.hpp"
+#include "dg/stabilization.hpp"
 
 #include <fluxes/emit_c.hpp>
 #include <fluxes/law.hpp>
@@ -44,6 +45,8 @@ struct SolverSetup {
   fluxes::ScalarType scalar = fluxes::ScalarType::float64;
   Integrator integrator = Integrator::lserk4;
   Plan plan;
+  // Shock capturing applied to every Runge-Kutta stage's state (dg/stabilization.hpp); none by default.
+  Stabilization stabilization;
 };
 
 class Solver {

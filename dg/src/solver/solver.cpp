@@ -74,6 +74,9 @@ struct Engine {
   virtual void download_range(std::size_t offset, std::span<double> out) const = 0;  // kernel layout
   virtual const void* state_data() const = 0;  // the device state q (kernel layout)
   virtual void step(double t, double dt) = 0;
+  // Called with each Runge-Kutta stage's output state (device, kernel layout) when set: the
+  // shock capturing of dg/stabilization.hpp, applied stage by stage as Zhang & Shu's limiter needs.
+  std::function<void(void*)> after_stage;
   virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
   virtual bool finite() const = 0;
   virtual double max_abs() const = 0;  // the largest |q|; NaN when any value is NaN
@@ -246,6 +249,10 @@ struct EngineT final : Engine {
     std::copy(values.begin(), values.end(), out.begin());
   }
 
+  void staged(rtcg::Array<T>& state) {
+    if (after_stage) after_stage(state.data());
+  }
+
   void step(double t, double dt) override {
     const bool fused = generated.fusion == Fusion::stage;
     const int count = static_cast<int>(n);
@@ -256,11 +263,13 @@ struct EngineT final : Engine {
         if (fused) {
           fused_lserk(q, q_alt, res, ts, Lserk4::a[s], Lserk4::b[s], dt);
           std::swap(q, q_alt);
+          staged(q);
           continue;
         }
         evaluate_rhs(q, ts);
         (*lserk)(update_shape(), q.data(), res.data(), rhs_.data(), static_cast<T>(Lserk4::a[s]), static_cast<T>(Lserk4::b[s]),
                  h, count);
+        staged(q);
       }
       return;
     }
@@ -268,18 +277,24 @@ struct EngineT final : Engine {
     // u = 1/3 u + 2/3 (u2 + dt L(u2, t + dt/2)), the last written to u1 and swapped in.
     if (fused) {
       fused_ssp(q, q, u1, t, 0.0, 1.0, dt);
+      staged(u1);
       fused_ssp(u1, q, u2, t + dt, 0.75, 0.25, dt);
+      staged(u2);
       fused_ssp(u2, q, u1, t + 0.5 * dt, 1.0 / 3.0, 2.0 / 3.0, dt);
+      staged(u1);
       std::swap(q, u1);
       return;
     }
     evaluate_rhs(q, t);
     (*ssp)(update_shape(), u1.data(), q.data(), q.data(), rhs_.data(), T(0), T(1), h, count);
+    staged(u1);
     evaluate_rhs(u1, t + dt);
     (*ssp)(update_shape(), u2.data(), q.data(), u1.data(), rhs_.data(), T(0.75), T(0.25), h, count);
+    staged(u2);
     evaluate_rhs(u2, t + 0.5 * dt);
     (*ssp)(update_shape(), u1.data(), q.data(), u2.data(), rhs_.data(), static_cast<T>(1.0 / 3.0),
            static_cast<T>(2.0 / 3.0), h, count);
+    staged(u1);
     std::swap(q, u1);
   }
 
@@ -369,6 +384,7 @@ struct Solver::Impl {
   KernelSpec spec;  // what the kernels were generated from (set_plan regenerates with another plan)
   GeneratedKernels kernels;
   std::unique_ptr<Engine> engine;
+  std::unique_ptr<Stabilizer> stabilizer;  // when setup.stabilization is active; follows the plan's layout
   int components = 0;
 
   Impl(rtcg::Backend& b, const Discretization& d, const SolverSetup& s) : backend(b), disc(d), setup(s) {}
@@ -534,6 +550,11 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
     s.engine = std::make_unique<EngineT<float>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim, s.components, n);
   else
     s.engine = std::make_unique<EngineT<double>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim, s.components, n);
+  if (setup.stabilization.active()) {
+    s.stabilizer = std::make_unique<Stabilizer>(backend, disc, law, setup.parameters, setup.stabilization, setup.scalar,
+                                                setup.plan.layout);
+    s.engine->after_stage = [&s](void* state) { s.stabilizer->apply(state); };
+  }
 }
 
 Solver::~Solver() = default;
@@ -629,7 +650,12 @@ void Solver::set_plan(const Plan& plan, StateOnReplan state) {
     if (state == StateOnReplan::discard) return std::vector<double>(values.size(), 0.0);
     return s.convert_layout(values, old_plan.layout, plan.layout);
   };
+  std::unique_ptr<Stabilizer> stabilizer;
+  if (s.stabilizer && plan.layout != old_plan.layout)
+    stabilizer = std::make_unique<Stabilizer>(s.backend, s.disc, *s.setup.law, s.setup.parameters, s.setup.stabilization,
+                                              s.setup.scalar, plan.layout);
   s.engine->replan(kernels, plan, relayout, state == StateOnReplan::keep);
+  if (stabilizer) s.stabilizer = std::move(stabilizer);
   s.kernels = std::move(kernels);
   s.spec = spec;
   s.setup.plan = plan;
