@@ -1,0 +1,158 @@
+// Running DFTs of the Huygens surface traces (dg/farfield.hpp): a generated elementwise
+// kernel (rtcg, both backends) adds one sample of the state to the sums on the device.
+#include "dg/error.hpp"
+#include "dg/farfield.hpp"
+
+#include <rtcg/array.hpp>
+#include <rtcg/elementwise.hpp>
+
+#include <cmath>
+
+namespace rtdg::dg {
+
+struct SurfaceDft::Impl {
+  rtcg::Backend& backend;
+  std::size_t P = 0, C = 0, F = 0;
+  std::array<int, 6> slot_of{};  // E.x ... H.z -> index into the C components, -1: absent
+  rtcg::Array<std::int32_t> inner, outer;  // [C][P] device indices of the state
+  rtcg::Array<double> omega;               // [F]
+  rtcg::Array<double> sums;                // [F][C][P][2] (re, im)
+  std::unique_ptr<rtcg::ElementwiseKernel> kernel;
+  const Solver& solver;
+  Impl(rtcg::Backend& b, const Solver& s) : backend(b), inner(b, 1), outer(b, 1), omega(b, 1), sums(b, 1), solver(s) {}
+};
+
+SurfaceDft::SurfaceDft(const Solver& solver, const HuygensSurface& surface, std::array<int, 6> slots,
+                       std::vector<double> omegas)
+    : impl_(std::make_unique<Impl>(solver.backend(), solver)), omegas_(std::move(omegas)) {
+  Impl& s = *impl_;
+  const Discretization& disc = solver.discretization();
+  const int Np = disc.element.Np;
+  s.P = surface.size();
+  s.F = omegas_.size();
+  if (s.P == 0) throw Error("the Huygens surface has no points");
+  if (s.F == 0) throw Error("the far-field transform needs at least one frequency");
+  std::vector<int> components;
+  for (std::size_t c = 0; c < 6; ++c) {
+    s.slot_of[c] = -1;
+    if (slots[c] < 0) continue;
+    if (slots[c] >= solver.components()) throw Error("SurfaceDft: state component " + std::to_string(slots[c]) + " out of range");
+    s.slot_of[c] = static_cast<int>(components.size());
+    components.push_back(slots[c]);
+  }
+  s.C = components.size();
+  if (s.C == 0) throw Error("the far-field transform found no E or H components in the law");
+  std::vector<std::int32_t> inner(s.C * s.P), outer(s.C * s.P);
+  for (std::size_t m = 0; m < s.C; ++m)
+    for (std::size_t p = 0; p < s.P; ++p) {
+      inner[m * s.P + p] = static_cast<std::int32_t>(solver.device_index(components[m], surface.inner[p] / Np, surface.inner[p] % Np));
+      outer[m * s.P + p] = static_cast<std::int32_t>(solver.device_index(components[m], surface.outer[p] / Np, surface.outer[p] % Np));
+    }
+  s.inner = rtcg::Array<std::int32_t>::from_host(s.backend, inner);
+  s.outer = rtcg::Array<std::int32_t>::from_host(s.backend, outer);
+  s.omega = rtcg::Array<double>::from_host(s.backend, omegas_);
+  s.sums = rtcg::Array<double>(s.backend, s.F * s.C * s.P * 2);
+  s.sums.fill(0.0);
+  leak_.assign(s.F, 0.0);
+  incident_.assign(s.F, 0.0);
+
+  // One thread per (frequency, point): the average of the two traces of each component, times
+  // w exp(i omega t), added to its sums. P and C are literals of the source.
+  const std::string type = solver.device_state().scalar == fluxes::ScalarType::float32 ? "float" : "double";
+  const std::string Ptext = std::to_string(s.P) + "LL", Ctext = std::to_string(s.C);
+  rtcg::ElementwiseSpec spec;
+  spec.name = "rtdg_farfield_dft";
+  spec.arguments = "const " + type + "* q, const int* inner, const int* outer, const double* omega, double* sums, double t, double w";
+  spec.operation =
+      "const long long f = i / " + Ptext + ", p = i - f * " + Ptext + ";\n"
+      "const double phase = omega[f] * t, c = cos(phase) * w, s = sin(phase) * w;\n"
+      "for (int m = 0; m < " + Ctext + "; ++m) {\n"
+      "  const double v = 0.5 * ((double)q[inner[m * " + Ptext + " + p]] + (double)q[outer[m * " + Ptext + " + p]]);\n"
+      "  double* out = sums + 2 * ((f * " + Ctext + " + m) * " + Ptext + " + p);\n"
+      "  out[0] += v * c;\n"
+      "  out[1] += v * s;\n"
+      "}";
+  s.kernel = std::make_unique<rtcg::ElementwiseKernel>(s.backend, spec);
+}
+
+SurfaceDft::~SurfaceDft() = default;
+
+void SurfaceDft::accumulate(double t, double w, double incident) {
+  Impl& s = *impl_;
+  const Solver::DeviceState q = s.solver.device_state();
+  const std::size_t n = s.F * s.P;
+  if (q.scalar == fluxes::ScalarType::float32)
+    s.kernel->launch(n, static_cast<const float*>(q.data), s.inner.data(), s.outer.data(), s.omega.data(), s.sums.data(), t, w);
+  else
+    s.kernel->launch(n, static_cast<const double*>(q.data), s.inner.data(), s.outer.data(), s.omega.data(), s.sums.data(), t, w);
+  for (std::size_t f = 0; f < s.F; ++f) {
+    const double phase = omegas_[f] * t;
+    leak_[f] += w * Complex(std::cos(2 * phase), std::sin(2 * phase));
+    incident_[f] += w * incident * Complex(std::cos(phase), std::sin(phase));
+  }
+  window_ += w;
+  ++samples_;
+}
+
+double SurfaceDft::window() const { return window_; }
+Complex SurfaceDft::incident_spectrum(std::size_t f) const { return incident_.at(f); }
+Complex SurfaceDft::leakage(std::size_t f) const { return window_ > 0 ? leak_.at(f) / window_ : Complex(0); }
+
+SurfaceFields SurfaceDft::fields(std::size_t f, Mode mode, Complex scale) const {
+  const Impl& s = *impl_;
+  if (f >= s.F) throw Error("SurfaceDft::fields: no frequency " + std::to_string(f));
+  const std::vector<double> all = s.sums.view().view(f * s.C * s.P * 2, s.C * s.P * 2).to_host();
+  const bool harmonic = mode == Mode::time_harmonic;
+  if (harmonic && !(window_ > 0)) throw Error("the far-field transform has no samples yet");
+  if (!harmonic && std::abs(incident_[f]) == 0) throw Error("the incident spectrum is zero at this frequency");
+  const Complex L = harmonic ? leakage(f) : Complex(0);
+  SurfaceFields out;
+  for (std::size_t c = 0; c < 6; ++c) {
+    const int m = s.slot_of[c];
+    if (m < 0) continue;
+    std::vector<Complex>& v = c < 3 ? out.E[c] : out.H[c - 3];
+    v.resize(s.P);
+    for (std::size_t p = 0; p < s.P; ++p) {
+      const std::size_t at = 2 * (static_cast<std::size_t>(m) * s.P + p);
+      const Complex sum(all[at], all[at + 1]);
+      if (harmonic) {
+        // a = F + conj(F) L: removes the leakage of a window that is not whole half periods.
+        const Complex a = 2.0 / window_ * sum;
+        v[p] = (a - L * std::conj(a)) / (1.0 - std::norm(L)) / scale;
+      } else {
+        v[p] = sum / incident_[f] / scale;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<double> SurfaceDft::device_sums() const { return impl_->sums.to_host(); }
+
+std::vector<double> SurfaceDft::host_sums() const {
+  std::vector<double> h{static_cast<double>(samples_), window_};
+  for (std::size_t f = 0; f < omegas_.size(); ++f) {
+    h.push_back(leak_[f].real());
+    h.push_back(leak_[f].imag());
+    h.push_back(incident_[f].real());
+    h.push_back(incident_[f].imag());
+  }
+  return h;
+}
+
+void SurfaceDft::set_state(std::span<const double> device_sums, std::span<const double> host_sums) {
+  Impl& s = *impl_;
+  if (device_sums.size() != s.sums.size() || host_sums.size() != 2 + 4 * s.F)
+    throw Error("the far-field DFT state holds " + std::to_string(device_sums.size()) + " + " +
+                std::to_string(host_sums.size()) + " values, this run's transform " + std::to_string(s.sums.size()) +
+                " + " + std::to_string(2 + 4 * s.F) + " (another surface or other frequencies)");
+  s.sums.copy_from_host(device_sums);
+  samples_ = static_cast<long long>(host_sums[0]);
+  window_ = host_sums[1];
+  for (std::size_t f = 0; f < s.F; ++f) {
+    leak_[f] = Complex(host_sums[2 + 4 * f], host_sums[3 + 4 * f]);
+    incident_[f] = Complex(host_sums[4 + 4 * f], host_sums[5 + 4 * f]);
+  }
+}
+
+}  // namespace rtdg::dg

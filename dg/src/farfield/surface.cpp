@@ -1,0 +1,130 @@
+// Huygens surfaces from element faces (dg/farfield.hpp).
+#include "dg/error.hpp"
+#include "dg/farfield.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <string>
+
+namespace rtdg::dg {
+namespace {
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
+// The faces (k, f) with inside(k) and the neighbour outside. A boundary face of an inside
+// element is enclosed (a scatterer's boundary) unless its group also has faces on outside
+// elements: then the surface crosses that boundary and is not closed; `what` names the surface.
+template <class Inside>
+std::vector<std::pair<int, int>> interface_faces(const mesh::Mesh& mesh, const Inside& inside, const std::string& what) {
+  const int K = static_cast<int>(mesh.EToE.size());
+  const int Nfaces = mesh.dim + 1;
+  int inside_count = 0;
+  for (int k = 0; k < K; ++k) inside_count += inside(k) ? 1 : 0;
+  if (inside_count == 0) throw Error(what + " encloses no element; it must enclose the scatterer");
+  if (inside_count == K) throw Error(what + " encloses every element, so it has no faces inside the mesh; make it smaller than the domain");
+  std::vector<char> group_in(mesh.boundary_names.size(), 0), group_out(mesh.boundary_names.size(), 0);
+  for (const mesh::BoundaryFace& b : mesh.boundary_faces) (inside(b.element) ? group_in : group_out)[static_cast<std::size_t>(b.group)] = 1;
+  for (std::size_t g = 0; g < group_in.size(); ++g)
+    if (group_in[g] && group_out[g])
+      throw Error(what + " crosses the mesh boundary '" + mesh.boundary_names[g] +
+                  "' (it has faces on elements inside and outside), so it is not a closed surface around the "
+                  "scatterer; keep it inside the domain");
+  std::vector<std::pair<int, int>> faces;
+  for (int k = 0; k < K; ++k) {
+    if (!inside(k)) continue;
+    for (int f = 0; f < Nfaces; ++f) {
+      const int nb = mesh.EToE[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)];
+      if (nb != k && !inside(nb)) faces.emplace_back(k, f);
+    }
+  }
+  return faces;
+}
+
+}  // namespace
+
+HuygensSurface huygens_surface(const Discretization& disc, std::span<const std::pair<int, int>> faces) {
+  const Element& e = disc.element;
+  const int Nfp = e.Nfp, Np = e.Np;
+  // Quadrature weights of the reference face nodes: the column sums of the face mass
+  // matrices E = M LIFT (sum_i l_i = 1), [Nfaces * Nfp]; sJ scales them to the physical face.
+  const Eigen::RowVectorXd face_weights = (e.M * e.LIFT).colwise().sum();
+  HuygensSurface s;
+  s.dim = disc.dim;
+  s.faces = static_cast<int>(faces.size());
+  const std::size_t P = faces.size() * static_cast<std::size_t>(Nfp);
+  s.x.reserve(P);
+  s.normal.reserve(P);
+  s.weight.reserve(P);
+  s.inner.reserve(P);
+  s.outer.reserve(P);
+  for (const auto& face : faces) {
+    const int k = face.first, f = face.second;
+    if (k < 0 || k >= disc.K || f < 0 || f >= e.Nfaces) throw Error("huygens_surface: no face " + std::to_string(f) + " of element " + std::to_string(k));
+    for (int j = 0; j < Nfp; ++j) {
+      const int row = f * Nfp + j;
+      const int vm = disc.vmapM(row, k), vp = disc.vmapP(row, k);
+      const int i = vm - k * Np;
+      s.x.push_back({disc.x(i, k), disc.y(i, k), disc.dim == 3 ? disc.z(i, k) : 0.0});
+      s.normal.push_back({disc.nx(row, k), disc.ny(row, k), disc.dim == 3 ? disc.nz(row, k) : 0.0});
+      s.weight.push_back(face_weights(row) * disc.sJ(row, k));
+      s.inner.push_back(vm);
+      s.outer.push_back(vp);
+    }
+  }
+  return s;
+}
+
+HuygensSurface huygens_surface_box(const Discretization& disc, const mesh::Mesh& mesh, const Point& lo, const Point& hi) {
+  const int K = disc.K;
+  std::vector<char> inside(static_cast<std::size_t>(K), 0);
+  Point min{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), 0};
+  Point max{-min[0], -min[1], 0};
+  for (int k = 0; k < K; ++k) {
+    const Eigen::MatrixXd* xyz[3] = {&disc.x, &disc.y, &disc.z};
+    bool in = true;
+    for (int d = 0; d < disc.dim; ++d) {
+      const double c = xyz[d]->col(k).mean();  // the nodes' mean is the centroid (symmetric node sets)
+      in = in && c > lo[static_cast<std::size_t>(d)] && c < hi[static_cast<std::size_t>(d)];
+      min[static_cast<std::size_t>(d)] = std::min(min[static_cast<std::size_t>(d)], xyz[d]->col(k).minCoeff());
+      max[static_cast<std::size_t>(d)] = std::max(max[static_cast<std::size_t>(d)], xyz[d]->col(k).maxCoeff());
+    }
+    inside[static_cast<std::size_t>(k)] = in ? 1 : 0;
+  }
+  std::string what = "the far-field box [" + number(lo[0]) + ", " + number(hi[0]) + "] x [" + number(lo[1]) + ", " + number(hi[1]) + "]";
+  if (disc.dim == 3) what += " x [" + number(lo[2]) + ", " + number(hi[2]) + "]";
+  what += " (the mesh spans [" + number(min[0]) + ", " + number(max[0]) + "] x [" + number(min[1]) + ", " + number(max[1]) + "]";
+  if (disc.dim == 3) what += " x [" + number(min[2]) + ", " + number(max[2]) + "]";
+  what += ")";
+  const auto faces = interface_faces(mesh, [&](int k) { return inside[static_cast<std::size_t>(k)] != 0; }, what);
+  return huygens_surface(disc, faces);
+}
+
+HuygensSurface huygens_surface_region(const Discretization& disc, const mesh::Mesh& mesh, std::string_view name) {
+  const auto found = std::find(mesh.region_names.begin(), mesh.region_names.end(), name);
+  if (found == mesh.region_names.end()) {
+    std::string list;
+    for (const std::string& n : mesh.region_names) list += (list.empty() ? "" : ", ") + n;
+    throw Error("the mesh has no region '" + std::string(name) + "'; its regions: " + (list.empty() ? "(none)" : list));
+  }
+  const int region = static_cast<int>(found - mesh.region_names.begin());
+  const auto faces = interface_faces(
+      mesh, [&](int k) { return mesh.element_region[static_cast<std::size_t>(k)] == region; },
+      "the far-field region '" + std::string(name) + "'");
+  return huygens_surface(disc, faces);
+}
+
+HuygensSurface huygens_surface_boundary(const Discretization& disc, std::string_view name) {
+  const BoundaryNodes& b = disc.boundary(name);
+  std::vector<std::pair<int, int>> faces;
+  for (std::size_t i = 0; i < b.elements.size(); ++i) faces.emplace_back(b.elements[i], b.faces[i]);
+  if (faces.empty()) throw Error("the mesh boundary '" + std::string(name) + "' has no faces");
+  return huygens_surface(disc, faces);
+}
+
+}  // namespace rtdg::dg
