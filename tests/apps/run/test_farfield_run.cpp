@@ -1,0 +1,153 @@
+// The near-to-far-field transform end to end on the host backend (docs/scattering.md): the 2D
+// TM scattering width of a PEC cylinder against the Bessel-Hankel series computed here, and a
+// restart that continues the DFT sums exactly.
+#include "run_support.hpp"
+
+#include <output/hdf5_solution.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <fstream>
+#include <numbers>
+#include <sstream>
+
+namespace rtdg::runner {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Quiet;
+constexpr double pi = std::numbers::pi;
+
+// PEC cylinder of radius a, TM plane wave E0 exp(i k x) (exp(-i omega t)): the scattered
+// Ez ~ u(phi) exp(i k rho) / sqrt(rho) with u = -sqrt(2 / (pi k)) e^{-i pi/4} sum_n
+// J_n(ka) / H_n(ka) e^{i n phi}, so the width 2 pi |u|^2 = (4/k) |sum_n J_n/H_n e^{i n phi}|^2
+// (Balanis, Advanced Engineering Electromagnetics, (11-95)).
+std::complex<double> cylinder_far_field(double k, double a, double phi) {
+  std::complex<double> sum = 0;
+  const int terms = static_cast<int>(k * a) + 20;
+  for (int n = -terms; n <= terms; ++n) {
+    const double m = std::abs(n);
+    const double j = std::cyl_bessel_j(m, k * a);
+    const std::complex<double> h(j, std::cyl_neumann(m, k * a));
+    sum += j / h * std::exp(std::complex<double>(0, n * phi));
+  }
+  return -std::sqrt(2 / (pi * k)) * std::exp(std::complex<double>(0, -pi / 4)) * sum;
+}
+
+std::vector<std::vector<double>> read_csv(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    std::stringstream cells(line);
+    std::vector<double> row;
+    for (std::string cell; std::getline(cells, cell, ',');) row.push_back(std::stod(cell));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+class FarFieldRun : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!RTDG_TEST_HAVE_GMSH) GTEST_SKIP() << "this rtdg was built without Gmsh (the configs mesh .geo files)";
+    ::setenv("RTDG_TUNE", "off", 1);
+  }
+};
+
+// cylinder2d.toml at ka = 1 (wavelength pi) with a far-field box around the cylinder. The
+// first-order absorbing box is the largest error: at 1.5 radii from the cylinder's centre
+// (box = 3) the width is 7 % low forward; at box = 6 it is within 2 %. h_pec = 0.08 keeps the
+// polygonal cylinder's radius within 0.2 %. Samples over t in [9, 14] (1.6 periods; the
+// ramp has reached the cylinder at t = 5.6 and the box's reflections have settled).
+std::vector<std::string> cylinder(const fs::path& dir) {
+  return {"run.backend=host", "run.output_dir=\"" + dir.string() + "\"", "output.interval=0", "output.vtu=false",
+          "output.hdf5=false", "checkpoint.interval=0", "discretization.order=3", "incident.wavenumber=2",
+          "incident.ramp_periods=1", "time.final=14", "mesh.parameters.box=6", "mesh.parameters.h=0.6",
+          "mesh.parameters.h_pec=0.08",
+          "farfield={ surface = \"box\", box_min = [-0.9, -0.9], box_max = [0.9, 0.9], start = 9, angles = 73 }"};
+}
+
+TEST_F(FarFieldRun, CylinderScatteringWidthMatchesTheSeries) {
+  const fs::path dir = test::scratch();
+  RunOptions options;
+  options.config = test::data("maxwell/cylinder2d.toml");
+  options.overrides = cylinder(dir);
+  Quiet quiet;
+  quiet.run(options);
+  const double k = 2, a = 0.5;
+  const auto rows = read_csv(dir / "farfield" / "f0_width.csv");
+  ASSERT_EQ(rows.size(), 73U);
+  double worst = 0, worst_phase = 0;
+  for (const auto& row : rows) {
+    const double phi = row[0] * pi / 180;
+    const std::complex<double> exact = cylinder_far_field(k, a, phi);
+    const double width = 2 * pi * std::norm(exact);
+    worst = std::max(worst, std::abs(row[3] - width) / width);
+    worst_phase = std::max(worst_phase, std::abs(std::complex<double>(row[5], row[6]) - exact) / std::abs(exact));
+  }
+  std::printf("cylinder ka = 1: scattering width within %.3f %%, complex far field within %.3f %% of the series\n",
+              100 * worst, 100 * worst_phase);
+  EXPECT_LT(worst, 0.02);
+  EXPECT_LT(worst_phase, 0.03);
+}
+
+std::string text_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A run stopped mid-accumulation and restarted from its checkpoint writes the same far field,
+// digit for digit, as the uninterrupted run: the DFT sums travel in the checkpoint.
+TEST_F(FarFieldRun, RestartContinuesTheSumsExactly) {
+  const fs::path straight = test::scratch() / "straight";
+  const fs::path broken = straight.parent_path() / "broken";
+  auto options = [&](const fs::path& dir) {
+    RunOptions o;
+    o.config = test::data("maxwell/cylinder2d.toml");
+    o.overrides = {"run.backend=host", "run.output_dir=\"" + dir.string() + "\"", "output.interval=0", "output.vtu=false",
+                   "output.hdf5=false", "checkpoint.interval=0", "discretization.order=2", "incident.wavenumber=2",
+                   "incident.ramp_periods=1", "time.final=3", "mesh.parameters.h_pec=0.3",
+                   "farfield={ surface = \"box\", box_min = [-0.9, -0.9], box_max = [0.9, 0.9], start = 1.5, every = 2, angles = 13 }"};
+    return o;
+  };
+  Quiet quiet;
+  const RunSummary full = quiet.run(options(straight));
+  RunOptions first = options(broken);
+  first.stop_after_steps = full.steps * 2 / 3;  // inside the sampling window
+  const RunSummary stopped = quiet.run(first);
+  ASSERT_TRUE(stopped.interrupted);
+  const output::Solution checkpoint = output::read_solution(stopped.last_checkpoint);
+  ASSERT_EQ(checkpoint.extras.count("farfield_device"), 1U);
+  ASSERT_GT(checkpoint.extras.at("farfield_host").at(0), 0.0) << "no samples before the stop";
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  quiet.run(resume);
+  const std::string a = text_of(straight / "farfield" / "f0_width.csv");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, text_of(broken / "farfield" / "f0_width.csv"));
+  EXPECT_EQ(text_of(straight / "farfield" / "frequencies.csv"), text_of(broken / "farfield" / "frequencies.csv"));
+}
+
+// Sampling slower than twice per period of the highest frequency is refused at the key.
+TEST_F(FarFieldRun, SamplingPastTheNyquistLimitIsAnError) {
+  RunOptions o;
+  o.config = test::data("maxwell/cylinder2d.toml");
+  o.overrides = {"run.backend=host", "run.output_dir=\"" + test::scratch().string() + "\"", "discretization.order=1",
+                 "farfield={ surface = \"box\", box_min = [-0.9, -0.9], box_max = [0.9, 0.9], every = 1000 }"};
+  Quiet quiet;
+  try {
+    quiet.run(o);
+    ADD_FAILURE() << "the run started";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("Nyquist"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("farfield.every"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rtdg::runner
