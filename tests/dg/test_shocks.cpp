@@ -230,12 +230,12 @@ TEST(Filter, DampsEachModeBySigmaAndKeepsTheMean) {
 TEST(Filter, PositiveQuantitiesMustBeScalarsOfTheState) {
   const fluxes::Law law = fluxes::read_law(euler_law());
   const std::vector<double> params = fluxes::resolve_parameters(law);
-  EXPECT_NO_THROW(lower_positive_quantity(law, params, "p", "positive[0]"));
-  EXPECT_NO_THROW(lower_positive_quantity(law, params, "E - dot(m, m)/(2*rho)", "positive[0]"));
-  EXPECT_THROW(lower_positive_quantity(law, params, "m", "positive[0]"), fluxes::Error);      // a vector
-  EXPECT_THROW(lower_positive_quantity(law, params, "rho*x", "positive[0]"), fluxes::Error);  // position
-  EXPECT_THROW(lower_positive_quantity(law, params, "gamma", "positive[0]"), fluxes::Error);  // no state
-  EXPECT_THROW(lower_positive_quantity(law, params, "q", "positive[0]"), fluxes::Error);      // unknown name
+  EXPECT_NO_THROW(lower_positive_quantity(law, params, "p", fluxes::Location{"positive[0]", 0, 0}));
+  EXPECT_NO_THROW(lower_positive_quantity(law, params, "E - dot(m, m)/(2*rho)", fluxes::Location{"positive[0]", 0, 0}));
+  EXPECT_THROW(lower_positive_quantity(law, params, "m", fluxes::Location{"positive[0]", 0, 0}), fluxes::Error);      // a vector
+  EXPECT_THROW(lower_positive_quantity(law, params, "rho*x", fluxes::Location{"positive[0]", 0, 0}), fluxes::Error);  // position
+  EXPECT_THROW(lower_positive_quantity(law, params, "gamma", fluxes::Location{"positive[0]", 0, 0}), fluxes::Error);  // no state
+  EXPECT_THROW(lower_positive_quantity(law, params, "q", fluxes::Location{"positive[0]", 0, 0}), fluxes::Error);      // unknown name
 }
 
 // The stabilizer's kernel applied once to a state on the device (field-major, as the default

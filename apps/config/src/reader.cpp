@@ -29,19 +29,19 @@ using fluxes::Location;
 using Names = std::vector<std::string_view>;
 
 const Names top_tables = {"run",    "law",      "mesh",   "discretization", "time", "boundary",
-                              "initial", "incident", "output", "checkpoint",     "probe", "farfield"};
+                              "initial", "incident", "output", "checkpoint",     "probe", "stabilization"};
 const Names run_keys = {"name", "backend", "precision", "output_dir", "progress_every", "blowup_factor"};
 const Names law_keys = {"file", "parameters"};
 const Names mesh_keys = {"file", "parameters", "periodic"};
 const Names discretization_keys = {"order"};
-const Names time_keys = {"final", "cfl", "dt", "integrator"};
+const Names time_keys = {"final", "cfl", "dt", "dt_update_every", "integrator"};
 const Names initial_keys = {"condition"};
 const Names incident_keys = {"kind",     "direction",    "polarization", "wavenumber", "amplitude",
-                                 "envelope", "ramp_periods", "pulse_width",  "pulse_delay", "phase_origin"};
-const Names farfield_keys = {"surface", "box_min", "box_max", "group", "frequencies", "every", "start", "angles", "grid"};
+                                 "envelope", "ramp_periods", "pulse_width",  "pulse_delay"};
 const Names output_keys = {"interval", "vtu", "hdf5", "error"};
 const Names checkpoint_keys = {"interval", "keep"};
 const Names probe_keys = {"name", "points", "fields", "every"};
+const Names stabilization_keys = {"filter_strength", "filter_order", "filter_cutoff", "positive", "positivity_floor"};
 
 // The table each key of the schema belongs to, for the hint on a key written above every
 // table header.
@@ -49,15 +49,14 @@ struct KeyHome {
   std::string_view table;
   const Names* keys;
 };
-const std::array<KeyHome, 9> key_homes = {{{"run", &run_keys},
+const std::array<KeyHome, 8> key_homes = {{{"run", &run_keys},
                                            {"discretization", &discretization_keys},
                                            {"time", &time_keys},
                                            {"initial", &initial_keys},
                                            {"incident", &incident_keys},
                                            {"output", &output_keys},
                                            {"checkpoint", &checkpoint_keys},
-                                           {"probe", &probe_keys},
-                                           {"farfield", &farfield_keys}}};
+                                           {"probe", &probe_keys}}};
 
 std::string join(const Names& names) {
   std::string text;
@@ -195,8 +194,8 @@ public:
     read_incident(table(root, "incident"));
     read_output(table(root, "output"));
     read_checkpoint(table(root, "checkpoint"));
+    read_stabilization(table(root, "stabilization"));
     read_probes(root);
-    read_farfield(table(root, "farfield"));
     if (!diagnostics_.empty()) throw Error(diagnostics_);
     config_.effective_toml = detail::effective_toml(config_);
     return std::move(config_);
@@ -707,6 +706,12 @@ private:
       }
     }
     if (t == nullptr || (t->get("cfl") == nullptr && t->get("dt") == nullptr)) config_.cfl = 0.5;
+    read_integer(t, "dt_update_every", "time.dt_update_every", 0, 1000000000, config_.dt_update_every);
+    if (config_.dt_update_every > 0 && config_.dt) {
+      if (const toml::node* every = get(t, "dt_update_every", "time.dt_update_every"))
+        error(at(*every), "'time.dt_update_every' re-evaluates a cfl-based step, but 'time.dt' fixes the step; give "
+                          "'time.cfl' instead of 'time.dt', or drop 'time.dt_update_every'");
+    }
     read_choice(t, "integrator", "time.integrator", {"lserk4", "ssprk3"}, config_.integrator);
   }
 
@@ -765,61 +770,9 @@ private:
     read_number(t, "pulse_width", "incident.pulse_width", Sign::nonnegative, inc.pulse_width);
     const bool delay_given = t->get("pulse_delay") != nullptr;
     read_number(t, "pulse_delay", "incident.pulse_delay", Sign::any, inc.pulse_delay);
-    if (const toml::node* origin = get(t, "phase_origin", "incident.phase_origin")) {
-      if (auto v = point_value(*origin, "incident.phase_origin", "[0, 0, 0]")) inc.phase_origin = *v;
-    }
     if (inc.envelope == Envelope::gaussian) {
       if (inc.pulse_width == 0) inc.pulse_width = 2.0 / inc.wavenumber;
       if (!delay_given) inc.pulse_delay = 4.0 * inc.pulse_width;
-    }
-  }
-
-  void read_farfield(const toml::table* t) {
-    FarField& ff = config_.farfield;
-    if (t == nullptr) return;
-    ff.enabled = true;
-    ff.where = at(*t);
-    check_keys(*t, "[farfield]", farfield_keys);
-    read_choice(t, "surface", "farfield.surface", {"box", "boundary", "region"}, ff.surface);
-    for (const auto& [key, out] : {std::pair<const char*, std::array<double, 3>*>{"box_min", &ff.box_min}, {"box_max", &ff.box_max}}) {
-      if (const toml::node* node = get(t, key, std::string("farfield.") + key)) {
-        if (auto v = point_value(*node, std::string("farfield.") + key, "[-1, -1, -1]")) *out = *v;
-      } else if (ff.surface == "box") {
-        error(at(*t), std::string("[farfield] surface = \"box\" needs '") + key + "' (the box's corners, [x, y] or [x, y, z])");
-      }
-    }
-    if (ff.surface == "box" && t->get("box_min") && t->get("box_max"))
-      for (std::size_t d = 0; d < 3; ++d)
-        if (!(ff.box_min[d] < ff.box_max[d]) && !(d == 2 && ff.box_min[d] == 0 && ff.box_max[d] == 0)) {
-          error(at(*t->get("box_max")), "'farfield.box_max' must exceed 'farfield.box_min' in every coordinate (a 2D box gives [x, y])");
-          break;
-        }
-    read_string(t, "group", "farfield.group", ff.group);
-    if (ff.surface != "box" && ff.group.empty())
-      error(at(*t), "[farfield] surface = \"" + ff.surface + "\" needs 'group': the mesh " +
-                        (ff.surface == "boundary" ? "boundary group" : "region") + " whose faces form the surface");
-    if (const toml::node* node = get(t, "frequencies", "farfield.frequencies")) {
-      const toml::array* a = node->as_array();
-      if (a == nullptr || a->empty()) {
-        error(at(*node), "'farfield.frequencies' must be a nonempty array of positive numbers (cycles per unit time)");
-      } else {
-        for (std::size_t i = 0; i < a->size(); ++i)
-          if (auto v = number_value(*a->get(i), "farfield.frequencies[" + std::to_string(i) + "]", Sign::positive)) ff.frequencies.push_back(*v);
-      }
-    }
-    read_integer(t, "every", "farfield.every", 1, INT_MAX, ff.every);
-    if (const toml::node* node = get(t, "start", "farfield.start")) {
-      if (auto v = number_value(*node, "farfield.start", Sign::nonnegative)) ff.start = *v;
-    }
-    read_integer(t, "angles", "farfield.angles", 0, 100000, ff.angles);
-    if (const toml::node* node = get(t, "grid", "farfield.grid")) {
-      const toml::array* a = node->as_array();
-      if (a == nullptr || a->size() != 2) {
-        error(at(*node), "'farfield.grid' must be [n_theta, n_phi], two integers >= 2");
-      } else {
-        for (std::size_t i = 0; i < 2; ++i)
-          if (auto v = integer_value(*a->get(i), "farfield.grid[" + std::to_string(i) + "]", 2, 100000)) ff.grid.push_back(*v);
-      }
     }
   }
 
@@ -835,6 +788,39 @@ private:
     if (t != nullptr) check_keys(*t, "[checkpoint]", checkpoint_keys);
     read_number(t, "interval", "checkpoint.interval", Sign::nonnegative, config_.checkpoint_interval);
     read_integer(t, "keep", "checkpoint.keep", 1, INT_MAX, config_.checkpoint_keep);
+  }
+
+  void read_stabilization(const toml::table* t) {
+    if (t == nullptr) return;
+    check_keys(*t, "[stabilization]", stabilization_keys);
+    read_number(t, "filter_strength", "stabilization.filter_strength", Sign::nonnegative, config_.filter_strength);
+    read_integer(t, "filter_order", "stabilization.filter_order", 1, 64, config_.filter_order);
+    read_integer(t, "filter_cutoff", "stabilization.filter_cutoff", 0, dg::max_order - 1, config_.filter_cutoff);
+    if (const toml::node* cutoff = get(t, "filter_cutoff", "stabilization.filter_cutoff"))
+      if (config_.filter_cutoff >= config_.order)
+        error(at(*cutoff), "'stabilization.filter_cutoff' must be below the order (" + std::to_string(config_.order) +
+                               "): modes of degree up to the cutoff are left alone; got " +
+                               std::to_string(config_.filter_cutoff));
+    read_number(t, "positivity_floor", "stabilization.positivity_floor", Sign::positive, config_.positivity_floor);
+    if (const toml::node* positive = get(t, "positive", "stabilization.positive")) {
+      const toml::array* a = positive->as_array();
+      if (a == nullptr) {
+        error(at(*positive), "'stabilization.positive' must be an array of scalar expressions of the state, e.g. "
+                             "[\"rho\", \"p\"]; got " + type_name(*positive));
+        return;
+      }
+      for (std::size_t j = 0; j < a->size(); ++j) {
+        const toml::node& f = *a->get(j);
+        const auto* s = f.as_string();
+        if (s == nullptr || s->get().empty()) {
+          error(at(f), "'stabilization.positive' must hold expressions, e.g. \"rho\"; got " +
+                           (s == nullptr ? type_name(f) : "an empty string"));
+          continue;
+        }
+        note("stabilization.positive." + std::to_string(j), f);
+        config_.positive.push_back(s->get());
+      }
+    }
   }
 
   void read_probes(const toml::table& root) {

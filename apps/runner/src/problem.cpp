@@ -21,7 +21,6 @@ dg::PlaneWave plane_wave(const config::Incident& incident) {
   wave.ramp_periods = incident.ramp_periods;
   wave.pulse_width = incident.pulse_width;
   wave.pulse_delay = incident.pulse_delay;
-  wave.phase_origin = incident.phase_origin;
   return wave;
 }
 
@@ -63,6 +62,16 @@ void load(Problem& problem) {
   if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);
   setup.scalar = cfg.precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
   setup.integrator = dg::parse_integrator(cfg.integrator);
+  setup.stabilization.filter_strength = cfg.filter_strength;
+  setup.stabilization.filter_order = cfg.filter_order;
+  setup.stabilization.filter_cutoff = cfg.filter_cutoff;
+  setup.stabilization.positive = cfg.positive;
+  setup.stabilization.positivity_floor = cfg.positivity_floor;
+  // Each positive quantity is checked against the law here, so a mistake names the config line.
+  for (std::size_t j = 0; j < cfg.positive.size(); ++j) {
+    const fluxes::Location where = cfg.where("stabilization.positive." + std::to_string(j));
+    dg::lower_positive_quantity(p->law, p->parameters, cfg.positive[j], where);
+  }
 }
 
 }  // namespace rtdg::runner

@@ -1,7 +1,6 @@
 // `rtdg run` (runner/run.hpp): set-up, the time loop, output and restart.
 #include "runner/run.hpp"
 
-#include "farfield_run.hpp"
 #include "progress.hpp"
 #include "runner/problem.hpp"
 
@@ -92,6 +91,7 @@ struct Setup : Problem {
   std::string fingerprint;
   std::unique_ptr<dg::Solver> solver;
   std::string plan_source;  // where the solver's plan came from (database, tuned now, checkpoint, ...)
+  double dt = 0;            // the step in use (time.dt_update_every changes it); checkpoints record it
 };
 
 // `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
@@ -136,6 +136,7 @@ output::Solution snapshot(const Setup& s, double t, long long step) {
   sol.integrator = s.cfg.integrator;
   sol.effective_config = s.cfg.effective_toml;
   sol.plan = dg::to_text(s.solver->setup().plan);
+  sol.dt = s.dt;
   return sol;
 }
 
@@ -143,7 +144,7 @@ output::Solution snapshot(const Setup& s, double t, long long step) {
 // and then removes only what a run writes there.
 void prepare_output_dir(const fs::path& dir, const config::RunConfig& cfg, bool overwrite) {
   std::vector<fs::path> ours = {dir / "config.toml", dir / (cfg.name + ".pvd"), dir / "snapshots", dir / "checkpoints",
-                                dir / "summary.json", dir / "farfield"};
+                                dir / "summary.json"};
   for (std::size_t p = 0; p < cfg.probes.size(); ++p) ours.push_back(dir / (cfg.probes[p].name + ".csv"));
   std::vector<fs::path> found;
   for (const fs::path& path : ours)
@@ -346,14 +347,12 @@ RunSummary run(const RunOptions& options) {
     out << cfg.effective_toml;
   }
 
-  const double dt = cfg.dt ? *cfg.dt : solver.stable_dt(cfg.cfl.value_or(0.5));
+  // With time.dt_update_every = n the step is re-evaluated from the state at steps 0, n, 2n, ...
+  // (below); in between, a restart continues with the step its checkpoint records.
+  s.dt = cfg.dt ? *cfg.dt : restart && restart->dt > 0 && cfg.dt_update_every > 0 ? restart->dt
+                                                                                  : solver.stable_dt(cfg.cfl.value_or(0.5));
+  double& dt = s.dt;
   warn_about_cfl(cfg, solver, dt, log);
-  // The far-field transform (docs/scattering.md); a restart continues its sums.
-  std::unique_ptr<FarFieldRun> farfield;
-  if (cfg.farfield.enabled) {
-    farfield = std::make_unique<FarFieldRun>(s, solver, dt, log);
-    if (restart) farfield->restore(*restart);
-  }
   const double T = cfg.final_time;
   const std::size_t dofs = solver.size();
 
@@ -416,10 +415,7 @@ RunSummary run(const RunOptions& options) {
     char name[64];
     std::snprintf(name, sizeof name, "checkpoint_%09lld.h5", step);
     const fs::path file = output_dir / "checkpoints" / name;
-    output::Solution checkpoint = snapshot(s, t, step);
-    if (farfield) farfield->store(checkpoint);
-    output::write_solution(file, checkpoint);
-    if (farfield) farfield->write(output_dir, t, step);
+    output::write_solution(file, snapshot(s, t, step));
     summary.last_checkpoint = file;
     // Keep the newest checkpoint.keep files (names sort by step).
     std::vector<fs::path> all;
@@ -474,6 +470,18 @@ RunSummary run(const RunOptions& options) {
   long long taken = 0;
   bool snapshot_at_end = false;
   while (t < T) {
+    if (cfg.dt_update_every > 0 && step % cfg.dt_update_every == 0) {
+      // The state is checked first, so a blow-up is reported as one, not as a bad wave speed.
+      ensure_finite();
+      const double speed = solver.max_wave_speed();
+      if (!(speed > 0) || !std::isfinite(speed))
+        throw RunFailure("the largest wave speed of the state is " + format_number(speed) + " at step " +
+                         std::to_string(step) + ", t = " + format_number(t) +
+                         " (time.dt_update_every re-evaluates the step from it): the state left the law's valid "
+                         "range (a negative density or pressure, say)" + checkpoint_text(summary.last_checkpoint) +
+                         ". Shock capturing ([stabilization]) or a smaller time.cfl may help.");
+      dt = solver.stable_dt(cfg.cfl.value_or(0.5));
+    }
     // A step that would pass the next output time or T is shortened to land on it exactly
     // (a step within 1e-12 of it counts as landing).
     double target = T;
@@ -486,7 +494,6 @@ RunSummary run(const RunOptions& options) {
     t = land ? target : t + h;
     snapshot_at_end = false;
 
-    if (farfield) farfield->sample(t, step);
     const auto io_start = std::chrono::steady_clock::now();
     bool wrote = false;
     if (probes.due(step)) record_probes();
@@ -531,6 +538,7 @@ RunSummary run(const RunOptions& options) {
     write_checkpoint();
   }
   summary.steps = taken;
+  summary.dt = dt;  // the last step in use (time.dt_update_every changes it)
   summary.final_step = step;
   summary.time = t;
   summary.wall_seconds = std::max(0.0, loop_seconds - output_seconds);

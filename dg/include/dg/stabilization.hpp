@@ -53,10 +53,11 @@ struct Stabilization {
 Eigen::MatrixXd filter_matrix(const Element& element, double alpha, int s, int Nc);
 
 // One positive quantity lowered to a DAG of the state and parameters (one output). Throws
-// fluxes::Error with the expression's location (inside "<where>") for a parse or check error,
-// a vector, or an expression that reads the position or time.
+// fluxes::Error located inside the expression (`where` is the position of the string's value,
+// its opening quote, e.g. in a run config) for a parse or check error, a vector, or an
+// expression that reads the position or time or not the state.
 fluxes::Lowered lower_positive_quantity(const fluxes::Law& law, const std::vector<double>& parameters,
-                                        const std::string& expression, const std::string& where);
+                                        const std::string& expression, const fluxes::Location& where);
 
 // The kernel source (rtdg_stabilize(real* q, const real* F [Np][Np], const real* w [Np],
 // const real* prm, int K): one element per thread/iteration), for tests and `law check`.

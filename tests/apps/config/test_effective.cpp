@@ -23,15 +23,16 @@ TEST_F(ConfigTest, EffectiveConfigOfDefaults) {
                               "\n[law]\nfile = \"" + (dir_ / "law.toml").string() + "\"\n"
                               "\n[mesh]\nfile = \"" + (dir_ / "mesh.geo").string() + "\"\n"
                               "\n[discretization]\norder = 3\n"
-                              "\n[time]\nfinal = 1.0\ncfl = 0.5\nintegrator = \"lserk4\"\n"
+                              "\n[time]\nfinal = 1.0\ncfl = 0.5\ndt_update_every = 0\nintegrator = \"lserk4\"\n"
                               "\n[boundary]\n"
                               "\n[initial]\ncondition = \"zero\"\n"
                               "\n[incident]\nkind = \"none\"\ndirection = [1.0, 0.0, 0.0]\n"
                               "polarization = [0.0, 0.0, 1.0]\nwavenumber = 6.283185307179586\namplitude = 1.0\n"
                               "envelope = \"ramp\"\nramp_periods = 2.0\npulse_width = 0.0\npulse_delay = 0.0\n"
-      "phase_origin = [0.0, 0.0, 0.0]\n"
                               "\n[output]\ninterval = 0.0\nvtu = true\nhdf5 = true\nerror = false\n"
-                              "\n[checkpoint]\ninterval = 0.0\nkeep = 2\n");
+                              "\n[checkpoint]\ninterval = 0.0\nkeep = 2\n"
+            "\n[stabilization]\nfilter_strength = 0.0\nfilter_order = 16\nfilter_cutoff = 0\npositive = []\n"
+            "positivity_floor = 1e-10\n");
   expect_round_trip(c);
 }
 
