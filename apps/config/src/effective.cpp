@@ -130,6 +130,7 @@ std::string effective_toml(const RunConfig& c) {
   line(out, "ramp_periods", toml_float(inc.ramp_periods));
   line(out, "pulse_width", toml_float(inc.pulse_width));
   line(out, "pulse_delay", toml_float(inc.pulse_delay));
+  line(out, "phase_origin", vector_text(inc.phase_origin));
 
   out += "\n[output]\n";
   line(out, "interval", toml_float(c.output_interval));
@@ -140,6 +141,26 @@ std::string effective_toml(const RunConfig& c) {
   out += "\n[checkpoint]\n";
   line(out, "interval", toml_float(c.checkpoint_interval));
   line(out, "keep", std::to_string(c.checkpoint_keep));
+
+  if (const FarField& ff = c.farfield; ff.enabled) {
+    out += "\n[farfield]\n";
+    line(out, "surface", toml_string(ff.surface));
+    if (ff.surface == "box") {
+      line(out, "box_min", vector_text(ff.box_min));
+      line(out, "box_max", vector_text(ff.box_max));
+    } else {
+      line(out, "group", toml_string(ff.group));
+    }
+    if (!ff.frequencies.empty()) {
+      std::string list = "[";
+      for (std::size_t i = 0; i < ff.frequencies.size(); ++i) list += (i > 0 ? ", " : "") + toml_float(ff.frequencies[i]);
+      line(out, "frequencies", list + "]");
+    }
+    line(out, "every", std::to_string(ff.every));
+    if (ff.start) line(out, "start", toml_float(*ff.start));
+    line(out, "angles", std::to_string(ff.angles));
+    if (!ff.grid.empty()) line(out, "grid", "[" + std::to_string(ff.grid[0]) + ", " + std::to_string(ff.grid[1]) + "]");
+  }
 
   out += "\n[stabilization]\n";
   line(out, "filter_strength", toml_float(c.filter_strength));

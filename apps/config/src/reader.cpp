@@ -29,7 +29,7 @@ using fluxes::Location;
 using Names = std::vector<std::string_view>;
 
 const Names top_tables = {"run",    "law",      "mesh",   "discretization", "time", "boundary",
-                              "initial", "incident", "output", "checkpoint",     "probe", "stabilization"};
+                              "initial", "incident", "output", "checkpoint",     "probe", "farfield", "stabilization"};
 const Names run_keys = {"name", "backend", "precision", "output_dir", "progress_every", "blowup_factor"};
 const Names law_keys = {"file", "parameters"};
 const Names mesh_keys = {"file", "parameters", "periodic"};
@@ -37,7 +37,8 @@ const Names discretization_keys = {"order"};
 const Names time_keys = {"final", "cfl", "dt", "dt_update_every", "integrator"};
 const Names initial_keys = {"condition"};
 const Names incident_keys = {"kind",     "direction",    "polarization", "wavenumber", "amplitude",
-                                 "envelope", "ramp_periods", "pulse_width",  "pulse_delay"};
+                                 "envelope", "ramp_periods", "pulse_width",  "pulse_delay", "phase_origin"};
+const Names farfield_keys = {"surface", "box_min", "box_max", "group", "frequencies", "every", "start", "angles", "grid"};
 const Names output_keys = {"interval", "vtu", "hdf5", "error"};
 const Names checkpoint_keys = {"interval", "keep"};
 const Names probe_keys = {"name", "points", "fields", "every"};
@@ -49,14 +50,15 @@ struct KeyHome {
   std::string_view table;
   const Names* keys;
 };
-const std::array<KeyHome, 8> key_homes = {{{"run", &run_keys},
+const std::array<KeyHome, 9> key_homes = {{{"run", &run_keys},
                                            {"discretization", &discretization_keys},
                                            {"time", &time_keys},
                                            {"initial", &initial_keys},
                                            {"incident", &incident_keys},
                                            {"output", &output_keys},
                                            {"checkpoint", &checkpoint_keys},
-                                           {"probe", &probe_keys}}};
+                                           {"probe", &probe_keys},
+                                           {"farfield", &farfield_keys}}};
 
 std::string join(const Names& names) {
   std::string text;
@@ -196,6 +198,7 @@ public:
     read_checkpoint(table(root, "checkpoint"));
     read_stabilization(table(root, "stabilization"));
     read_probes(root);
+    read_farfield(table(root, "farfield"));
     if (!diagnostics_.empty()) throw Error(diagnostics_);
     config_.effective_toml = detail::effective_toml(config_);
     return std::move(config_);
@@ -770,9 +773,61 @@ private:
     read_number(t, "pulse_width", "incident.pulse_width", Sign::nonnegative, inc.pulse_width);
     const bool delay_given = t->get("pulse_delay") != nullptr;
     read_number(t, "pulse_delay", "incident.pulse_delay", Sign::any, inc.pulse_delay);
+    if (const toml::node* origin = get(t, "phase_origin", "incident.phase_origin")) {
+      if (auto v = point_value(*origin, "incident.phase_origin", "[0, 0, 0]")) inc.phase_origin = *v;
+    }
     if (inc.envelope == Envelope::gaussian) {
       if (inc.pulse_width == 0) inc.pulse_width = 2.0 / inc.wavenumber;
       if (!delay_given) inc.pulse_delay = 4.0 * inc.pulse_width;
+    }
+  }
+
+  void read_farfield(const toml::table* t) {
+    FarField& ff = config_.farfield;
+    if (t == nullptr) return;
+    ff.enabled = true;
+    ff.where = at(*t);
+    check_keys(*t, "[farfield]", farfield_keys);
+    read_choice(t, "surface", "farfield.surface", {"box", "boundary", "region"}, ff.surface);
+    for (const auto& [key, out] : {std::pair<const char*, std::array<double, 3>*>{"box_min", &ff.box_min}, {"box_max", &ff.box_max}}) {
+      if (const toml::node* node = get(t, key, std::string("farfield.") + key)) {
+        if (auto v = point_value(*node, std::string("farfield.") + key, "[-1, -1, -1]")) *out = *v;
+      } else if (ff.surface == "box") {
+        error(at(*t), std::string("[farfield] surface = \"box\" needs '") + key + "' (the box's corners, [x, y] or [x, y, z])");
+      }
+    }
+    if (ff.surface == "box" && t->get("box_min") && t->get("box_max"))
+      for (std::size_t d = 0; d < 3; ++d)
+        if (!(ff.box_min[d] < ff.box_max[d]) && !(d == 2 && ff.box_min[d] == 0 && ff.box_max[d] == 0)) {
+          error(at(*t->get("box_max")), "'farfield.box_max' must exceed 'farfield.box_min' in every coordinate (a 2D box gives [x, y])");
+          break;
+        }
+    read_string(t, "group", "farfield.group", ff.group);
+    if (ff.surface != "box" && ff.group.empty())
+      error(at(*t), "[farfield] surface = \"" + ff.surface + "\" needs 'group': the mesh " +
+                        (ff.surface == "boundary" ? "boundary group" : "region") + " whose faces form the surface");
+    if (const toml::node* node = get(t, "frequencies", "farfield.frequencies")) {
+      const toml::array* a = node->as_array();
+      if (a == nullptr || a->empty()) {
+        error(at(*node), "'farfield.frequencies' must be a nonempty array of positive numbers (cycles per unit time)");
+      } else {
+        for (std::size_t i = 0; i < a->size(); ++i)
+          if (auto v = number_value(*a->get(i), "farfield.frequencies[" + std::to_string(i) + "]", Sign::positive)) ff.frequencies.push_back(*v);
+      }
+    }
+    read_integer(t, "every", "farfield.every", 1, INT_MAX, ff.every);
+    if (const toml::node* node = get(t, "start", "farfield.start")) {
+      if (auto v = number_value(*node, "farfield.start", Sign::nonnegative)) ff.start = *v;
+    }
+    read_integer(t, "angles", "farfield.angles", 0, 100000, ff.angles);
+    if (const toml::node* node = get(t, "grid", "farfield.grid")) {
+      const toml::array* a = node->as_array();
+      if (a == nullptr || a->size() != 2) {
+        error(at(*node), "'farfield.grid' must be [n_theta, n_phi], two integers >= 2");
+      } else {
+        for (std::size_t i = 0; i < 2; ++i)
+          if (auto v = integer_value(*a->get(i), "farfield.grid[" + std::to_string(i) + "]", 2, 100000)) ff.grid.push_back(*v);
+      }
     }
   }
 

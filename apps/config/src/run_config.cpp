@@ -66,7 +66,13 @@ bool same_values(const RunConfig& a, const RunConfig& b) {
   const bool same_incident = p.kind == q.kind && p.direction == q.direction && p.polarization == q.polarization &&
                              p.wavenumber == q.wavenumber && p.amplitude == q.amplitude &&
                              p.envelope == q.envelope && p.ramp_periods == q.ramp_periods &&
-                             p.pulse_width == q.pulse_width && p.pulse_delay == q.pulse_delay;
+                             p.pulse_width == q.pulse_width && p.pulse_delay == q.pulse_delay &&
+                             p.phase_origin == q.phase_origin;
+  const FarField& f = a.farfield;
+  const FarField& g = b.farfield;
+  const bool same_farfield = f.enabled == g.enabled && f.surface == g.surface && f.box_min == g.box_min &&
+                             f.box_max == g.box_max && f.group == g.group && f.frequencies == g.frequencies &&
+                             f.every == g.every && f.start == g.start && f.angles == g.angles && f.grid == g.grid;
   return a.name == b.name && a.backend == b.backend && a.precision == b.precision && a.output_dir == b.output_dir &&
          a.law_file == b.law_file && same_parameters(a.law_parameters, b.law_parameters) &&
          a.mesh_file == b.mesh_file && a.mesh_parameters == b.mesh_parameters &&
@@ -78,7 +84,7 @@ bool same_values(const RunConfig& a, const RunConfig& b) {
          same_probes(a.probes, b.probes) && a.progress_every == b.progress_every &&
          a.blowup_factor == b.blowup_factor && a.filter_strength == b.filter_strength &&
          a.filter_order == b.filter_order && a.filter_cutoff == b.filter_cutoff && a.positive == b.positive &&
-         a.positivity_floor == b.positivity_floor;
+         a.positivity_floor == b.positivity_floor && same_farfield;
 }
 
 }  // namespace rtdg::config

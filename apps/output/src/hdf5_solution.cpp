@@ -75,6 +75,33 @@ void write_contents(hid_t file, const Solution& s, const std::string& source) {
       h5::write_dataset(fields.get(), s.names[c], path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, values, source);
     }
   }
+  if (!s.extras.empty()) {
+    const h5::Handle extras = h5::create_group(file, "extras", source);
+    for (const auto& [name, values] : s.extras)
+      h5::write_dataset(extras.get(), name, "/extras/" + name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                        {static_cast<hsize_t>(values.size())}, values.data(), source);
+  }
+}
+
+// /extras/<name>: every dataset of the group, 1D float64 (absent in files without extras).
+void read_extras(hid_t file, Solution& s, const std::string& source) {
+  if (H5Lexists(file, "extras", H5P_DEFAULT) <= 0) return;
+  const h5::Handle extras = h5::open_group(file, "extras", source);
+  H5G_info_t info{};
+  if (H5Gget_info(extras.get(), &info) < 0) h5::fail_h5(source, "cannot list /extras");
+  for (hsize_t i = 0; i < info.nlinks; ++i) {
+    const ssize_t length = H5Lget_name_by_idx(extras.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
+    if (length < 0) h5::fail_h5(source, "cannot list /extras");
+    std::string name(static_cast<std::size_t>(length) + 1, '\0');
+    H5Lget_name_by_idx(extras.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
+    name.resize(static_cast<std::size_t>(length));
+    const h5::Handle dataset(H5Dopen2(extras.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+    const h5::Handle space(H5Dget_space(dataset.get()), H5Sclose);
+    hsize_t size = 0;
+    if (!dataset.valid() || H5Sget_simple_extent_ndims(space.get()) != 1) fail(source, "dataset '/extras/" + name + "' is not a 1D array");
+    H5Sget_simple_extent_dims(space.get(), &size, nullptr);
+    h5::read_doubles(extras.get(), name, "/extras/" + name, {size}, s.extras[name], source);
+  }
 }
 
 int read_int(hid_t file, const char* name, const std::string& source) {
@@ -145,6 +172,7 @@ Solution read_contents(hid_t file, const std::string& source) {
     h5::read_doubles(fields.get(), s.names[c], "/fields/" + s.names[c], dims, component, source);
     std::copy(component.begin(), component.end(), s.values.begin() + static_cast<std::ptrdiff_t>(c * nodes));
   }
+  read_extras(file, s, source);
   check_solution(s, source);
   return s;
 }
@@ -157,7 +185,9 @@ Solution read_contents(hid_t file, const std::string& source) {
 std::vector<char> file_image(const Solution& solution, const std::string& source) {
   const std::size_t values = solution.values.size() * (solution.precision == "float" ? sizeof(float) : sizeof(double));
   const std::size_t coordinates = (solution.x.size() + solution.y.size() + solution.z.size()) * sizeof(double);
-  const std::size_t estimate = values + coordinates + solution.effective_config.size() + (1u << 20);
+  std::size_t extras = 0;
+  for (const auto& entry : solution.extras) extras += entry.second.size() * sizeof(double);
+  const std::size_t estimate = values + coordinates + extras + solution.effective_config.size() + (1u << 20);
   const h5::Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
   if (!access.valid() || H5Pset_fapl_core(access.get(), estimate, 0) < 0) h5::fail_h5(source, "cannot set up HDF5");
   // A name no other open file has (HDF5 refuses to create a file of the name of an open one).

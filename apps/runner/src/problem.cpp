@@ -21,6 +21,7 @@ dg::PlaneWave plane_wave(const config::Incident& incident) {
   wave.ramp_periods = incident.ramp_periods;
   wave.pulse_width = incident.pulse_width;
   wave.pulse_delay = incident.pulse_delay;
+  wave.phase_origin = incident.phase_origin;
   return wave;
 }
 

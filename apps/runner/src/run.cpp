@@ -1,6 +1,7 @@
 // `rtdg run` (runner/run.hpp): set-up, the time loop, output and restart.
 #include "runner/run.hpp"
 
+#include "farfield_run.hpp"
 #include "progress.hpp"
 #include "runner/problem.hpp"
 
@@ -144,7 +145,7 @@ output::Solution snapshot(const Setup& s, double t, long long step) {
 // and then removes only what a run writes there.
 void prepare_output_dir(const fs::path& dir, const config::RunConfig& cfg, bool overwrite) {
   std::vector<fs::path> ours = {dir / "config.toml", dir / (cfg.name + ".pvd"), dir / "snapshots", dir / "checkpoints",
-                                dir / "summary.json"};
+                                dir / "summary.json", dir / "farfield"};
   for (std::size_t p = 0; p < cfg.probes.size(); ++p) ours.push_back(dir / (cfg.probes[p].name + ".csv"));
   std::vector<fs::path> found;
   for (const fs::path& path : ours)
@@ -353,6 +354,12 @@ RunSummary run(const RunOptions& options) {
                                                                                   : solver.stable_dt(cfg.cfl.value_or(0.5));
   double& dt = s.dt;
   warn_about_cfl(cfg, solver, dt, log);
+  // The far-field transform (docs/scattering.md); a restart continues its sums.
+  std::unique_ptr<FarFieldRun> farfield;
+  if (cfg.farfield.enabled) {
+    farfield = std::make_unique<FarFieldRun>(s, solver, dt, log);
+    if (restart) farfield->restore(*restart);
+  }
   const double T = cfg.final_time;
   const std::size_t dofs = solver.size();
 
@@ -415,7 +422,10 @@ RunSummary run(const RunOptions& options) {
     char name[64];
     std::snprintf(name, sizeof name, "checkpoint_%09lld.h5", step);
     const fs::path file = output_dir / "checkpoints" / name;
-    output::write_solution(file, snapshot(s, t, step));
+    output::Solution checkpoint = snapshot(s, t, step);
+    if (farfield) farfield->store(checkpoint);
+    output::write_solution(file, checkpoint);
+    if (farfield) farfield->write(output_dir, t, step);
     summary.last_checkpoint = file;
     // Keep the newest checkpoint.keep files (names sort by step).
     std::vector<fs::path> all;
@@ -494,6 +504,7 @@ RunSummary run(const RunOptions& options) {
     t = land ? target : t + h;
     snapshot_at_end = false;
 
+    if (farfield) farfield->sample(t, step);
     const auto io_start = std::chrono::steady_clock::now();
     bool wrote = false;
     if (probes.due(step)) record_probes();

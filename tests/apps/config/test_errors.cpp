@@ -8,7 +8,7 @@ namespace rtdg::config::test {
 namespace {
 
 const std::string tables =
-    "; valid tables: run, law, mesh, discretization, time, boundary, initial, incident, output, checkpoint, probe, "
+    "; valid tables: run, law, mesh, discretization, time, boundary, initial, incident, output, checkpoint, probe, farfield, "
     "stabilization";
 
 // minimal has 6 lines; text appended to it starts on line 7.
@@ -28,7 +28,7 @@ TEST_F(ConfigTest, UnknownTableListsTheValidTables) {
   EXPECT_EQ(error_of("order = 4\n" + minimal),
             "cfg.toml:1:1: error: unknown key 'order' at the top level (it belongs in [discretization]); keys belong "
             "in the tables run, law, mesh, discretization, time, boundary, initial, incident, output, checkpoint, "
-            "probe, stabilization");
+            "probe, farfield, stabilization");
   EXPECT_EQ(error_of(minimal + "[discretization.extra]\n"),
             "cfg.toml:7:17: error: unknown key 'extra' in [discretization]; valid keys: order");
 }

@@ -70,7 +70,8 @@ TEST_F(ConfigTest, BadOverridesNameTheSetText) {
             "valid keys: order");
   EXPECT_EQ(error_of(minimal, {"outputs.vtu=false"}),
             "--set outputs.vtu=false: error: unknown table [outputs] (did you mean 'output'?); valid tables: run, "
-            "law, mesh, discretization, time, boundary, initial, incident, output, checkpoint, probe, stabilization");
+            "law, mesh, discretization, time, boundary, initial, incident, output, checkpoint, probe, farfield, "
+            "stabilization");
   EXPECT_EQ(error_of(minimal, {"discretization.order=high"}),
             "--set discretization.order=high: error: 'discretization.order' must be an integer from 1 to 10; got a "
             "string");

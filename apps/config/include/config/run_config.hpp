@@ -65,7 +65,24 @@ struct Incident {
   // explicit pulse_delay = 0 is kept). Left 0 for the ramp.
   double pulse_width = 0.0;
   double pulse_delay = 0.0;
+  // The point where the carrier's phase is zero at t = 0 (docs/scattering.md): far fields
+  // are referred to it. [x, y] gives z = 0.
+  std::array<double, 3> phase_origin{0, 0, 0};
   fluxes::Location where;  // the [incident] table; {file, 0, 0} when absent
+};
+
+// [farfield]: the near-to-far-field transform of a scattering run (docs/scattering.md).
+struct FarField {
+  bool enabled = false;                  // a [farfield] table was given
+  std::string surface = "box";           // "box" | "boundary" | "region"
+  std::array<double, 3> box_min{0, 0, 0}, box_max{0, 0, 0};  // surface = "box"; min < max
+  std::string group;                     // surface = "boundary": a mesh boundary group; "region": a region
+  std::vector<double> frequencies;       // > 0, cycles per unit time; empty: the incident wave's
+  int every = 1;                         // steps between samples, >= 1
+  std::optional<double> start;           // ramp (time-harmonic) runs: first sample time; unset: automatic
+  int angles = 0;                        // points per cut; 0: 361 (2D, 0..360 deg) or 181 (3D, 0..180 deg)
+  std::vector<int> grid;                 // [n_theta, n_phi] (3D): a full theta-phi grid too; empty: none
+  fluxes::Location where;                // the [farfield] table
 };
 
 // [[probe]]: fields sampled at points every `every` steps.
@@ -116,6 +133,7 @@ struct RunConfig {
   std::vector<std::string> positive;
   double positivity_floor = 1e-10;
   std::vector<Probe> probes;       // [[probe]]
+  FarField farfield;               // [farfield]
   int progress_every = 0;          // run.progress_every: steps between progress lines; 0 = about once a second
   // run.blowup_factor: the run stops when the state's largest |value| exceeds this many times
   // its reference scale (docs/running.md); 0 = check finiteness only.

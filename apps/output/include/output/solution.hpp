@@ -12,6 +12,7 @@
 
 #include <dg/shape.hpp>
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,9 @@ struct Solution {
   std::string effective_config;  // TOML text of the run's configuration, defaults filled in
   // The DG kernel plan the run used (dg::to_text), so a restart computes with the same one.
   std::string plan;
+  // Further named float64 arrays a checkpoint carries for a restart (the far-field DFT sums,
+  // docs/scattering.md), stored as /extras/<name>; names as for components.
+  std::map<std::string, std::vector<double>> extras;
   // The time step in use when it was written (time.dt_update_every re-evaluates it from the
   // state), so a restart continues with the same steps; 0 when not recorded.
   double dt = 0;
