@@ -1,12 +1,14 @@
 // Every DG kernel source the generator makes compiles with NVRTC for sm_90 (no GPU needed):
 // each law in data/laws with all of its boundary conditions (and a plane wave where one reads
 // an incident field), at low and high orders, in float and double, for the unfused plan in
-// both layouts and the fused stage kernel with its choices.
+// both layouts and the fused stage kernel with its choices; and the shock-capturing kernel
+// (filter and positivity limiter) of dg/stabilization.hpp.
 #include "solver_support.hpp"
 
 #include <dg/element.hpp>
 #include <dg/incident.hpp>
 #include <dg/kernels.hpp>
+#include <dg/stabilization.hpp>
 #include <rtcg/compiler.hpp>
 
 #include <gtest/gtest.h>
@@ -80,6 +82,24 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
         }
     }
   }
+}
+
+TEST(GeneratedDgKernels, StabilizationCompilesWithNvrtcForSm90) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  const fluxes::Law law = test::law_file("euler2d");
+  const std::vector<double> parameters = fluxes::resolve_parameters(law);
+  Stabilization stabilization;
+  stabilization.filter_strength = 36;
+  stabilization.filter_order = 8;
+  stabilization.positive = {"rho", "p"};
+  for (int N : {1, 5})
+    for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
+      for (const Layout layout : {Layout::field_major, Layout::element_major}) {
+        rtcg::Program program;
+        program.name = "rtdg_stabilize_test_N" + std::to_string(N);
+        program.source = stabilization_source(law, parameters, element(Shape::triangle, N), stabilization, scalar, layout);
+        EXPECT_NO_THROW((void)nvrtc->compile(program)) << program.source;
+      }
 }
 
 }  // namespace
