@@ -169,6 +169,9 @@ TEST(SolverPlans, KeptStateAndChangeAcrossLayouts) {
   bad[5] = std::nan("");
   a.solver->set_state(bad);
   EXPECT_TRUE(std::isnan(a.solver->compare_change().worst));
+
+  a.solver->release_kept_state();
+  EXPECT_THROW(a.solver->restore_kept_state(), Error);
 }
 
 TEST(SolverPlans, TensorProductsAreDoubleOnly) {

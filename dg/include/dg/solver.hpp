@@ -123,8 +123,9 @@ public:
   // reference change; compare_change() reduces on the device max |(state - kept) - reference
   // change| (worst, NaN when any value is NaN) and max |reference change| (scale). A layout
   // change converts the kept arrays once, through the host. Throw dg::Error when nothing was
-  // kept.
+  // kept. release_kept_state() frees them (up to four state-sized arrays).
   void keep_state();
+  void release_kept_state();
   void restore_kept_state();
   void keep_change();
   struct ChangeDifference {

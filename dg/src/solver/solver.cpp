@@ -91,6 +91,7 @@ struct Engine {
   virtual void save_state(int slot) = 0;                    // saved = q (current layout); the other layout's dropped
   virtual void save_change(int slot, int base) = 0;         // saved = q - saved[base]
   virtual void restore_state(int slot) = 0;                 // q = saved
+  virtual void release_saved() = 0;                         // frees every saved copy
   virtual std::vector<double> download_saved(int slot, Layout layout) const = 0;
   virtual void upload_saved(int slot, Layout layout, const std::vector<double>& values) = 0;
   // {max |(q - saved[base]) - saved[change]|, max |saved[change]|}, NaN when a value is NaN.
@@ -331,6 +332,10 @@ struct EngineT final : Engine {
     saved[slot][1 - layout_index(plan.layout)].reset();
   }
   void restore_state(int slot) override { q.copy_from(saved[slot][layout_index(plan.layout)]->view()); }
+  void release_saved() override {
+    for (auto& slot : saved)
+      for (auto& copy : slot) copy.reset();
+  }
   std::vector<double> download_saved(int slot, Layout layout) const override {
     const std::vector<T> values = saved[slot][layout_index(layout)]->to_host();
     return std::vector<double>(values.begin(), values.end());
@@ -676,6 +681,8 @@ void Solver::Impl::ensure_saved(int slot, const char* what) {
 }
 
 void Solver::keep_state() { impl_->engine->save_state(kept_slot); }
+
+void Solver::release_kept_state() { impl_->engine->release_saved(); }
 
 void Solver::restore_kept_state() {
   impl_->ensure_saved(kept_slot, "state");

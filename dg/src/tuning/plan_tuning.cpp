@@ -34,6 +34,13 @@ int threads_per_element(int Np, int nodes_per_thread) { return (Np + nodes_per_t
 // starts from and the default plan's change of it over one step), and whether the next run
 // starts from that state.
 struct Context {
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  // The job is done when its last function goes: the device copies go with it.
+  ~Context() {
+    if (solver) solver->release_kept_state();
+  }
   Solver* solver = nullptr;
   double t0 = 0;
   double dt = 0;
