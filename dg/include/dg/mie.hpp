@@ -14,7 +14,7 @@
 //   H-plane (phi = 90 deg: the plane of d and d x p)  sigma / (pi a^2) = 4 |S1|^2 / x^2
 // theta = 0 is forward scattering, theta = pi the monostatic (back) direction. This is the
 // angle_deg of rtdg's f<i>_eplane.csv / f<i>_hplane.csv (0 along the incident direction).
-// Checks (tests/dg/test_mie.cpp): monostatic 3.6376 at ka = 1; Rayleigh limits
+// Checks (tests/apps/rcs_compare/test_mie.cpp): monostatic 3.6376 at ka = 1; Rayleigh limits
 // 4 (ka)^4 (cos t - 1/2)^2 (E) and 4 (ka)^4 (1 - cos(t)/2)^2 (H); optical theorem.
 #pragma once
 
