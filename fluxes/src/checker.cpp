@@ -228,11 +228,41 @@ private:
     }
   }
 
+  // eps.int / eps.ext: a parameter on this element's or the neighbour's side of a face, for
+  // fluxes across material interfaces (parameters given per region). Where the parameter is
+  // the same everywhere both are the parameter itself.
+  void visit_parameter_trace(Expr& e) {
+    const std::string member = e.side == TraceSide::interior ? ".int" : ".ext";
+    switch (where_) {
+      case Where::face:
+        if (average_depth_ > 0) {
+          error(e, "avg() and jump() take the parameter itself: write " + e.name + ", not " + e.name + member);
+          return;
+        }
+        break;
+      case Where::boundary:
+        if (e.side == TraceSide::exterior) {
+          error(e, "a boundary face has no neighbour, so a boundary condition can use only " + e.name + " (or " +
+                       e.name + ".int)");
+          return;
+        }
+        break;
+      default:
+        error(e, "a parameter's trace (" + e.name + member + ") is only defined on faces; write " + e.name);
+        return;
+    }
+    e.shape = Shape::scalar;
+  }
+
   void visit_trace(Expr& e) {
     e.symbol = env_.lookup(e.name);
     const std::string member = e.side == TraceSide::interior ? ".int" : ".ext";
     if (e.symbol.kind == SymbolKind::definition) {
       visit_definition_trace(e);
+      return;
+    }
+    if (e.symbol.kind == SymbolKind::parameter) {
+      visit_parameter_trace(e);
       return;
     }
     if (e.symbol.kind != SymbolKind::field) {

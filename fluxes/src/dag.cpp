@@ -20,6 +20,8 @@ const char* to_string(InputKind kind) {
     case InputKind::time: return "time";
     case InputKind::parameter: return "parameter";
     case InputKind::incident: return "incident";
+    case InputKind::element_parameter: return "element parameter";
+    case InputKind::neighbour_parameter: return "neighbour parameter";
   }
   return "?";
 }

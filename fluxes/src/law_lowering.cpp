@@ -35,7 +35,8 @@ std::vector<double> resolve_parameters(const Law& law, const std::vector<Paramet
 
 namespace {
 
-LowerContext context_for(const Law& law, Where where, const std::vector<double>& parameters) {
+LowerContext context_for(const Law& law, Where where, const std::vector<double>& parameters,
+                         const std::vector<bool>& per_element = {}) {
   if (parameters.size() != law.parameters.size()) {
     throw std::invalid_argument("lowering law '" + law.name + "': " + std::to_string(parameters.size()) +
                                 " parameter values for " + std::to_string(law.parameters.size()) + " parameters");
@@ -46,6 +47,11 @@ LowerContext context_for(const Law& law, Where where, const std::vector<double>&
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     context.parameters.push_back(law.parameters[i].constant ? std::optional<double>(parameters[i]) : std::nullopt);
   }
+  if (!per_element.empty() && per_element.size() != parameters.size())
+    throw std::invalid_argument("lowering law '" + law.name + "': per-element flags for " +
+                                std::to_string(per_element.size()) + " of " + std::to_string(parameters.size()) +
+                                " parameters");
+  context.per_element = per_element;
   for (const auto& d : law.definitions) context.definitions.push_back(DefinitionBody{d.body.ast.get(), d.body.source.get(), d.uses});
   return context;
 }
@@ -159,39 +165,41 @@ std::vector<NodeId> boundary_state(const BoundaryCondition& bc, Dag& dag, const 
 
 }  // namespace
 
-Lowered lower_volume_flux(const Law& law, const std::vector<double>& parameters) {
+Lowered lower_volume_flux(const Law& law, const std::vector<double>& parameters, const std::vector<bool>& per_element) {
   Lowered result;
-  const LowerContext context = context_for(law, Where::volume, parameters);
+  const LowerContext context = context_for(law, Where::volume, parameters, per_element);
   for (const auto& field : law.volume_flux) {
     for (const auto& component : field) append(result.outputs, lower_expression(component, result.dag, context));
   }
   return result;
 }
 
-Lowered lower_flux_difference(const Law& law, const std::vector<double>& parameters) {
+Lowered lower_flux_difference(const Law& law, const std::vector<double>& parameters, const std::vector<bool>& per_element) {
   Lowered result;
-  result.outputs = flux_difference(law, result.dag, context_for(law, Where::face, parameters));
+  result.outputs = flux_difference(law, result.dag, context_for(law, Where::face, parameters, per_element));
   return result;
 }
 
-Lowered lower_boundary_state(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters) {
+Lowered lower_boundary_state(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element) {
   Lowered result;
-  result.outputs = boundary_state(bc, result.dag, context_for(law, Where::boundary, parameters));
+  result.outputs = boundary_state(bc, result.dag, context_for(law, Where::boundary, parameters, per_element));
   return result;
 }
 
-Lowered lower_boundary_flux(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters) {
+Lowered lower_boundary_flux(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element) {
   Lowered result;
-  const std::vector<NodeId> exterior = boundary_state(bc, result.dag, context_for(law, Where::boundary, parameters));
-  LowerContext context = context_for(law, Where::face, parameters);
+  const std::vector<NodeId> exterior = boundary_state(bc, result.dag, context_for(law, Where::boundary, parameters, per_element));
+  LowerContext context = context_for(law, Where::face, parameters, per_element);
   context.exterior = &exterior;
   result.outputs = flux_difference(law, result.dag, context);
   return result;
 }
 
-Lowered lower_source(const Law& law, const std::vector<double>& parameters) {
+Lowered lower_source(const Law& law, const std::vector<double>& parameters, const std::vector<bool>& per_element) {
   Lowered result;
-  const LowerContext context = context_for(law, Where::volume, parameters);
+  const LowerContext context = context_for(law, Where::volume, parameters, per_element);
   for (std::size_t i = 0; i < law.fields.size(); ++i) {
     if (law.source[i]) {
       append(result.outputs, lower_expression(*law.source[i], result.dag, context));
@@ -252,9 +260,9 @@ Lowered lower_exact(const Law& law, const std::vector<double>& parameters) {
   return lower_pointwise(law, law.exact, parameters);
 }
 
-Lowered lower_max_wave_speed(const Law& law, const std::vector<double>& parameters) {
+Lowered lower_max_wave_speed(const Law& law, const std::vector<double>& parameters, const std::vector<bool>& per_element) {
   Lowered result;
-  result.outputs = lower_expression(law.max_wave_speed, result.dag, context_for(law, Where::volume, parameters));
+  result.outputs = lower_expression(law.max_wave_speed, result.dag, context_for(law, Where::volume, parameters, per_element));
   return result;
 }
 

@@ -53,12 +53,26 @@ private:
     return inputs(side == TraceSide::interior ? InputKind::state : InputKind::exterior, f.offset, count);
   }
 
+  // A parameter on one side: baked, read from prm, or per element (this element's value, or on
+  // an interior face's exterior side the neighbour's; a boundary face has no neighbour, so its
+  // exterior side, the condition's state, keeps this element's value).
+  Value parameter(std::size_t index, TraceSide side) {
+    if (index < context_.per_element.size() && context_.per_element[index]) {
+      const bool neighbour = side == TraceSide::exterior && context_.exterior == nullptr;
+      return inputs(neighbour ? InputKind::neighbour_parameter : InputKind::element_parameter, index, 1);
+    }
+    const auto& baked = context_.parameters.at(index);
+    if (baked) return {dag_.constant(*baked)};
+    return inputs(InputKind::parameter, index, 1);
+  }
+
   Value visit_node(const Expr& e) {
     switch (e.kind) {
       case ExprKind::number: return {dag_.constant(e.number)};
       case ExprKind::name: return name(e);
       case ExprKind::trace:
         if (e.symbol.kind == SymbolKind::definition) return definition(e.symbol.index, e.side);
+        if (e.symbol.kind == SymbolKind::parameter) return parameter(e.symbol.index, e.side);
         return field(e.symbol.index, e.side);
       case ExprKind::component: return {visit(*e.args[0]).at(static_cast<std::size_t>(e.component))};
       case ExprKind::negate: return map(visit(*e.args[0]), Op::negate);
@@ -73,11 +87,7 @@ private:
     switch (e.symbol.kind) {
       case SymbolKind::field: return field(e.symbol.index, side_);
       case SymbolKind::definition: return definition(e.symbol.index, side_);
-      case SymbolKind::parameter: {
-        const auto& baked = context_.parameters.at(e.symbol.index);
-        if (baked) return {dag_.constant(*baked)};
-        return inputs(InputKind::parameter, e.symbol.index, 1);
-      }
+      case SymbolKind::parameter: return parameter(e.symbol.index, side_);
       case SymbolKind::incident: {
         const NamedShape& f = env_.incident()[e.symbol.index];
         return inputs(InputKind::incident, f.offset, env_.components(f.shape));

@@ -19,6 +19,8 @@ CNaming report_naming() {
       case InputKind::time: return "t";
       case InputKind::parameter: return "param[" + i + "]";
       case InputKind::incident: return "inc[" + i + "]";
+      case InputKind::element_parameter: return "paramM[" + i + "]";
+      case InputKind::neighbour_parameter: return "paramP[" + i + "]";
     }
     return "unknown";
   };

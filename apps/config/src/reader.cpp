@@ -584,8 +584,38 @@ private:
       for (const auto& [key, node] : ordered(*parameters)) {
         const std::string dotted = "law.parameters." + std::string(key->str());
         note(dotted, *node);
+        if (key->str() == "region") {
+          read_region_parameters(*node, dotted);
+          continue;
+        }
         if (auto v = number_value(*node, dotted, Sign::any)) {
           config_.law_parameters.push_back(fluxes::ParameterOverride{std::string(key->str()), *v, at(*node)});
+        }
+      }
+    }
+  }
+
+  // [law.parameters.region.<region>] name = number, one table per mesh region.
+  void read_region_parameters(const toml::node& node, const std::string& dotted) {
+    const toml::table* regions = node.as_table();
+    if (regions == nullptr) {
+      error(at(node), "'" + dotted + "' must be a table of regions, e.g. [law.parameters.region.dielectric] eps = 4");
+      return;
+    }
+    for (const auto& [region, values] : ordered(*regions)) {
+      const std::string region_dotted = dotted + "." + std::string(region->str());
+      const toml::table* table = values->as_table();
+      if (table == nullptr) {
+        error(at(*values), "'" + region_dotted + "' must be a table of parameter values, e.g. eps = 4");
+        continue;
+      }
+      for (const auto& [key, value] : ordered(*table)) {
+        const std::string value_dotted = region_dotted + "." + std::string(key->str());
+        note(value_dotted, *value);
+        if (auto v = number_value(*value, value_dotted, Sign::any)) {
+          config_.region_parameters.push_back(
+              RunConfig::RegionParameter{std::string(region->str()), at(*region),
+                                         fluxes::ParameterOverride{std::string(key->str()), *v, at(*value)}});
         }
       }
     }

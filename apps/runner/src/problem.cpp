@@ -4,6 +4,8 @@
 #include <fluxes/law_lowering.hpp>
 #include <mesh/load.hpp>
 
+#include <algorithm>
+
 namespace rtdg::runner {
 namespace {
 
@@ -38,6 +40,38 @@ void Problem::set_precision(const std::string& precision) {
   setup.scalar = precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
 }
 
+namespace {
+
+// Materials per region: [law.parameters.region.<region>] values as [parameter][K] (empty for a
+// parameter no region sets; elements of other regions keep the uniform value). Throws
+// fluxes::Error at the config line for a region the mesh lacks, a parameter the law lacks or
+// a value outside the parameter's bounds.
+std::vector<std::vector<double>> element_parameters(const fluxes::Law& law, const std::vector<double>& uniform,
+                                                    const mesh::Mesh& mesh, const config::RunConfig& cfg) {
+  if (cfg.region_parameters.empty()) return {};
+  std::vector<std::vector<double>> values(law.parameters.size());
+  for (const config::RunConfig::RegionParameter& r : cfg.region_parameters) {
+    const auto found = std::find(mesh.region_names.begin(), mesh.region_names.end(), r.region);
+    if (found == mesh.region_names.end()) {
+      std::string known;
+      for (const std::string& name : mesh.region_names) known += (known.empty() ? "" : ", ") + name;
+      throw fluxes::Error(r.region_where, "the mesh has no region '" + r.region + "'; its regions are " +
+                                              (known.empty() ? std::string("(none)") : known));
+    }
+    const int region = static_cast<int>(found - mesh.region_names.begin());
+    // Checks the name and bounds as [law.parameters] does, then picks the one value out.
+    const std::vector<double> resolved = fluxes::resolve_parameters(law, {r.value});
+    std::size_t p = 0;
+    while (law.parameters[p].name != r.value.name) ++p;
+    if (values[p].empty()) values[p].assign(mesh.element_region.size(), uniform[p]);
+    for (std::size_t k = 0; k < mesh.element_region.size(); ++k)
+      if (mesh.element_region[k] == region) values[p][k] = resolved[p];
+  }
+  return values;
+}
+
+}  // namespace
+
 std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides) {
   auto p = std::make_unique<Problem>();
   p->cfg = config::read_config(config, overrides);
@@ -58,6 +92,7 @@ void load(Problem& problem) {
   dg::SolverSetup& setup = p->setup;
   setup.law = &p->law;
   setup.parameters = p->parameters;
+  setup.element_parameters = element_parameters(p->law, p->parameters, p->mesh, cfg);
   for (const config::BoundaryAssignment& b : cfg.boundaries)
     setup.boundaries.push_back({b.mesh_name, b.condition, location(b.name_where)});
   if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);

@@ -54,6 +54,11 @@ namespace rtdg::dg {
 struct KernelSpec {
   const fluxes::Law* law = nullptr;
   std::vector<double> parameters;  // every law parameter's value (fluxes::resolve_parameters)
+  // Empty, or one flag per parameter: true for a parameter given per element (materials per
+  // region). Such a parameter is read from prm[NPRM + p * K + k] (prm holds the P uniform
+  // values, then a [P][K] block), the neighbour's through kP; the others stay as declared, so
+  // runs without regions get the kernels (and kernel_hash) they always had.
+  std::vector<bool> per_element;
   const Element* element = nullptr;
   // The boundary conditions in use: face code b + 1 selects conditions[b].
   std::vector<const fluxes::BoundaryCondition*> conditions;

@@ -39,6 +39,11 @@ struct BoundaryAssignment {
 struct SolverSetup {
   const fluxes::Law* law = nullptr;
   std::vector<double> parameters;  // every parameter's value (fluxes::resolve_parameters)
+  // Materials per region: empty, or one entry per parameter, each empty (the parameter is
+  // `parameters[p]` everywhere) or [K] values, one per element. Only the parameters given per
+  // element become per-element values in the kernels (KernelSpec::per_element). The incident
+  // plane wave travels in the medium of `parameters` (the background).
+  std::vector<std::vector<double>> element_parameters;
   // Every boundary of the mesh needs exactly one condition.
   std::vector<BoundaryAssignment> boundaries;
   std::optional<PlaneWave> incident;  // for conditions that read incident fields

@@ -30,6 +30,8 @@ std::string input_name(const InputRef& ref) {
     case InputKind::time: return "t";
     case InputKind::parameter: return "prm[" + index + "]";
     case InputKind::incident: return "inc[" + index + "]";
+    case InputKind::element_parameter: return "prm[NPRM + " + index + " * K + k]";
+    case InputKind::neighbour_parameter: return "prm[NPRM + " + index + " * K + kP]";
   }
   return "?";
 }
@@ -48,13 +50,13 @@ std::string shape_tag(Shape shape) {
 Pieces lower_pieces(const KernelSpec& spec) {
   const fluxes::Law& law = *spec.law;
   Pieces pieces;
-  pieces.flux = fluxes::lower_volume_flux(law, spec.parameters);
-  pieces.source = fluxes::lower_source(law, spec.parameters);
+  pieces.flux = fluxes::lower_volume_flux(law, spec.parameters, spec.per_element);
+  pieces.source = fluxes::lower_source(law, spec.parameters, spec.per_element);
   pieces.has_source = !all_zero(pieces.source);
-  pieces.difference = fluxes::lower_flux_difference(law, spec.parameters);
+  pieces.difference = fluxes::lower_flux_difference(law, spec.parameters, spec.per_element);
   for (const fluxes::BoundaryCondition* condition : spec.conditions) {
     if (!condition) throw Error("generate_kernels: a null boundary condition");
-    pieces.boundary.push_back(fluxes::lower_boundary_flux(law, *condition, spec.parameters));
+    pieces.boundary.push_back(fluxes::lower_boundary_flux(law, *condition, spec.parameters, spec.per_element));
     if (reads_input(pieces.boundary.back(), InputKind::incident) && !spec.incident)
       throw Error("the boundary condition '" + condition->name + "' of law '" + law.name +
                   "' reads an incident field, but the run defines none (set [incident] in the config)");
@@ -123,6 +125,9 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
   w.line("#define DIM " + std::to_string(element.dim));
   w.line("#define NCOMP " + std::to_string(law.state_components()));
   w.line("#define NINC " + std::to_string(std::max<std::size_t>(1, law.env.incident_components())));
+  // Per-element parameters follow the P uniform ones in prm (KernelSpec::per_element).
+  if (std::find(spec.per_element.begin(), spec.per_element.end(), true) != spec.per_element.end())
+    w.line("#define NPRM " + std::to_string(law.parameters.size()));
   if (spec.plan.layout == Layout::field_major) w.line("#define QIDX(c, k, i) (((c) * K + (k)) * NP + (i))");
   else w.line("#define QIDX(c, k, i) (((k) * NCOMP + (c)) * NP + (i))");
   w.line();

@@ -494,6 +494,36 @@ double law_parameter(const fluxes::Law& law, const std::vector<double>& values, 
   return fallback;
 }
 
+// KernelSpec::per_element from SolverSetup::element_parameters: empty when no parameter varies
+// (the kernels of a run without regions), else a flag per parameter. Throws dg::Error for a
+// list of the wrong size.
+std::vector<bool> per_element_flags(const fluxes::Law& law, const std::vector<std::vector<double>>& values, int K) {
+  if (values.empty()) return {};
+  if (values.size() != law.parameters.size())
+    throw Error("the solver got per-element values for " + std::to_string(values.size()) + " parameters, law '" +
+                law.name + "' has " + std::to_string(law.parameters.size()));
+  std::vector<bool> flags(values.size(), false);
+  bool any = false;
+  for (std::size_t p = 0; p < values.size(); ++p) {
+    if (values[p].empty()) continue;
+    if (values[p].size() != static_cast<std::size_t>(K))
+      throw Error("parameter '" + law.parameters[p].name + "' has " + std::to_string(values[p].size()) +
+                  " per-element values for " + std::to_string(K) + " elements");
+    flags[p] = any = true;
+  }
+  return any ? flags : std::vector<bool>{};
+}
+
+// prm = [P uniform values][P][K per-element values] when a parameter varies (the [P][K] block
+// repeats the uniform value for the parameters that do not, which the kernels never read).
+void append_element_parameters(std::vector<double>& prm, const std::vector<double>& uniform,
+                               const std::vector<std::vector<double>>& values, const std::vector<bool>& flags, int K) {
+  if (flags.empty()) return;
+  prm.resize(uniform.size());
+  for (std::size_t p = 0; p < uniform.size(); ++p)
+    for (int k = 0; k < K; ++k) prm.push_back(flags[p] ? values[p][static_cast<std::size_t>(k)] : uniform[p]);
+}
+
 }  // namespace
 
 Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverSetup& setup)
@@ -539,6 +569,7 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   KernelSpec spec;
   spec.law = &law;
   spec.parameters = setup.parameters;
+  spec.per_element = per_element_flags(law, setup.element_parameters, K);
   spec.element = &element;
   spec.conditions = s.conditions;
   spec.incident = s.incident;
@@ -548,6 +579,7 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   s.spec = spec;
 
   Geometry geometry = kernel_geometry(disc, geometry_codes, setup.parameters);
+  append_element_parameters(geometry.prm, setup.parameters, setup.element_parameters, spec.per_element, K);
   s.face_codes = geometry.bcode;
 
   const std::size_t n = count(s.components, K, Np);

@@ -31,6 +31,10 @@ enum class InputKind : std::uint8_t {
   time,        // index: 0
   parameter,   // index: parameter number in the law (only parameters that are not constant)
   incident,    // index: flat incident-field component
+  // Parameters that take a value per element (materials per region): index: parameter number.
+  // Only parameters the lowering is told vary (LowerContext::per_element) become these.
+  element_parameter,    // this element's value (the interior side on a face)
+  neighbour_parameter,  // the neighbour's value on an interior face (a parameter's .ext)
 };
 
 struct InputRef {

@@ -26,31 +26,40 @@ struct ParameterOverride {
 // overrides. Throws Error for an unknown name or a value outside the parameter's [min, max].
 std::vector<double> resolve_parameters(const Law& law, const std::vector<ParameterOverride>& overrides = {});
 
+// The lowering functions below take, optionally, one flag per parameter: true makes that
+// parameter a per-element value (InputKind::element_parameter / neighbour_parameter, for
+// materials per region); empty (the default) lowers every parameter as the law declares it.
 struct Lowered {
   Dag dag;
   std::vector<NodeId> outputs;
 };
 
 // F(u): outputs [component k][dimension d] at k*dimension + d.
-Lowered lower_volume_flux(const Law& law, const std::vector<double>& parameters);
+Lowered lower_volume_flux(const Law& law, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element = {});
 // n.(F - F*) for each state component, from the interior (state) and exterior traces; a law
 // written in the full form (n.F*) gets n.F(u.int) - n.F* here, so the caller always lifts the
 // difference. The derived forms give (n.F(u.int) - n.F(u.ext))/2 - lambda/2 (u.int - u.ext)
 // (rusanov) and (n.F(u.int) - n.F(u.ext))/2 (central).
-Lowered lower_flux_difference(const Law& law, const std::vector<double>& parameters);
+Lowered lower_flux_difference(const Law& law, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element = {});
 // The exterior state a boundary condition sets, per state component.
-Lowered lower_boundary_state(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters);
+Lowered lower_boundary_state(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element = {});
 // n.(F - F*) on a boundary face: the flux difference with the exterior trace replaced by the
 // condition's exterior state, in one DAG so shared terms are computed once.
-Lowered lower_boundary_flux(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters);
+Lowered lower_boundary_flux(const Law& law, const BoundaryCondition& bc, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element = {});
 // S(u, x, t) per state component (zero where the law gives none).
-Lowered lower_source(const Law& law, const std::vector<double>& parameters);
+Lowered lower_source(const Law& law, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element = {});
 // The initial condition per state component: [initial] if given, else [exact] at t = 0 (its
 // time input replaced by 0). Throws Error when the law gives neither.
 Lowered lower_initial(const Law& law, const std::vector<double>& parameters);
 // The exact solution per state component. Throws Error when the law gives none.
 Lowered lower_exact(const Law& law, const std::vector<double>& parameters);
 // The maximum wave speed: one output.
-Lowered lower_max_wave_speed(const Law& law, const std::vector<double>& parameters);
+Lowered lower_max_wave_speed(const Law& law, const std::vector<double>& parameters,
+                          const std::vector<bool>& per_element = {});
 
 }  // namespace fluxes

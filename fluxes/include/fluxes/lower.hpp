@@ -30,6 +30,11 @@ struct LowerContext {
   // One entry per parameter of env: a value bakes the parameter into the code as a constant;
   // nullopt makes it an input (InputKind::parameter) the generated code reads at run time.
   std::vector<std::optional<double>> parameters;
+  // Empty, or one entry per parameter: true makes the parameter a per-element value
+  // (InputKind::element_parameter, on a face's exterior side neighbour_parameter), overriding
+  // `parameters`. Parameters marked false lower as above, whatever the side, so laws that
+  // write eps.ext give the same code as eps when nothing varies.
+  std::vector<bool> per_element;
   // When set, the exterior trace (u.ext, and the exterior half of avg() and jump()) is these
   // nodes, one per flat state component, instead of InputKind::exterior inputs: a boundary
   // condition's exterior state substituted into the numerical flux.

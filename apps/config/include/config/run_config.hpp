@@ -103,6 +103,14 @@ struct RunConfig {
   // law.file, resolved against the config file's folder: absolute and lexically normal.
   std::filesystem::path law_file;
   std::vector<fluxes::ParameterOverride> law_parameters;  // [law.parameters] name = number, in file order
+  // [law.parameters.region.<region>] name = number: materials per mesh region (physical group
+  // of elements), in file order; the region name is checked against the mesh when it is loaded.
+  struct RegionParameter {
+    std::string region;
+    fluxes::Location region_where;  // the [law.parameters.region.<region>] key
+    fluxes::ParameterOverride value;
+  };
+  std::vector<RegionParameter> region_parameters;
   // mesh.file (.geo, .msh or .h5), resolved like law_file; exists.
   std::filesystem::path mesh_file;
   std::map<std::string, double> mesh_parameters;  // [mesh.parameters] (.geo -D values)
