@@ -104,7 +104,8 @@ public:
   std::vector<double> initial_values() const;
   std::vector<double> exact_values(double t) const;
 
-  // The largest wave speed over the current state's nodes (the law's max_wave_speed).
+  // The largest wave speed over the current state's nodes (the law's max_wave_speed at t = 0),
+  // reduced on the device (dg/wave_speed.hpp); NaN when a node's speed is NaN.
   double max_wave_speed() const;
   // The time step for a Courant number cfl: dt = cfl * 2 / ((N + 1)^2 * c_max * max Fscale)
   // (Hesthaven & Warburton's 3D choice; cfl = 1 is their step). Throws dg::Error when the wave

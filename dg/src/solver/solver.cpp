@@ -3,6 +3,7 @@
 #include "dg/solver.hpp"
 
 #include "dg/error.hpp"
+#include "dg/wave_speed.hpp"
 #include "solver/geometry_arrays.hpp"
 
 #include <fluxes/evaluate.hpp>
@@ -80,6 +81,9 @@ struct Engine {
   virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
   virtual bool finite() const = 0;
   virtual double max_abs() const = 0;  // the largest |q|; NaN when any value is NaN
+  // The reduction of dg/wave_speed.hpp over q's nodes (for this engine's layout and type);
+  // NaN when a node's speed is NaN.
+  virtual double max_wave_speed(const rtcg::ReductionSpec& spec) const = 0;
   // keep_state false: the state is left undefined (the caller sets it next).
   virtual void replan(const GeneratedKernels& kernels, const Plan& plan,
                       const std::function<std::vector<double>(const std::vector<double>&)>& relayout,
@@ -356,6 +360,21 @@ struct EngineT final : Engine {
     }
     const double worst = static_cast<double>((*change_kernel)(q, from, reference));
     return {worst, max_abs_of(reference)};
+  }
+
+  // Compiled on first use, and again when the spec changes (another layout after set_plan).
+  mutable std::unique_ptr<rtcg::ReductionKernel<T>> speed_kernel;
+  double max_wave_speed(const rtcg::ReductionSpec& spec) const override {
+    if (!speed_kernel || speed_kernel->engine().spec().preamble != spec.preamble)
+      speed_kernel = std::make_unique<rtcg::ReductionKernel<T>>(backend, spec);
+    const std::size_t nodes = n / static_cast<std::size_t>(components);
+    rtcg::Array<T> result(backend, 1);
+    // Pointers, not arrays: q, xyz and prm differ in size from the K * Np nodes reduced over.
+    speed_kernel->launch_into(nodes, result.view(), static_cast<const T*>(q.data()), static_cast<const T*>(xyz.data()),
+                              static_cast<const T*>(prm.data()), K);
+    T value{};
+    result.copy_to_host(std::span<T>(&value, 1));
+    return static_cast<double>(value);
   }
 
   // max |q[i]| in one reduction on the device (only the result comes back). NaN wins, as in
@@ -653,12 +672,11 @@ std::vector<double> Solver::exact_values(double t) const {
 double Solver::max_wave_speed() const {
   const fluxes::Lowered piece = fluxes::lower_max_wave_speed(*impl_->setup.law, impl_->setup.parameters);
   if (piece.dag.is_constant(piece.outputs.at(0))) return std::abs(piece.dag[piece.outputs[0]].value);
-  const std::vector<double> q = state();
-  const std::vector<double> speeds =
-      evaluate_at_nodes(piece, impl_->disc, impl_->setup.parameters, 0.0, &q, impl_->components);
-  double c = 0;
-  for (double v : speeds) c = std::isfinite(v) ? std::max(c, std::abs(v)) : v;
-  return c;
+  // Reduced on the device: the adaptive time step calls this every few steps, and moving the
+  // state to the host for it would cost more than the steps themselves on a GPU.
+  return impl_->engine->max_wave_speed(wave_speed_reduction(*impl_->setup.law, impl_->setup.parameters,
+                                                            impl_->disc.element.Np, impl_->setup.scalar,
+                                                            impl_->setup.plan.layout));
 }
 
 double Solver::stable_dt(double cfl) const {

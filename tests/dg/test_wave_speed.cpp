@@ -1,0 +1,142 @@
+// Solver::max_wave_speed: the law's max_wave_speed reduced over the nodes by a generated kernel
+// (dg/wave_speed.hpp). On the host backend it equals the expression evaluated node by node by
+// the interpreter, in both layouts, for Euler and shallow water on random valid states; a NaN
+// speed anywhere (a NaN state value, or a negative pressure under a square root) comes back as
+// NaN, which the runner turns into its "left the law's valid range" error.
+#include "euler_support.hpp"
+
+#include <dg/wave_speed.hpp>
+#include <fluxes/evaluate.hpp>
+#include <rtcg/backend.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace rtdg::dg {
+namespace {
+
+rtcg::Backend& host() { return rtcg::backend("host"); }
+std::string law_path(const std::string& name) { return std::string(RTDG_SOURCE_DIR) + "/data/laws/" + name + ".toml"; }
+
+struct Case {
+  fluxes::Law law;
+  mesh::Mesh mesh = test::periodic_square(3, {0, 0, 0}, {1, 1, 0});
+  Discretization disc;
+  std::vector<double> parameters;
+  explicit Case(const std::string& name) : law(fluxes::read_law(law_path(name))) {
+    disc = discretize(mesh, 3);
+    parameters = fluxes::resolve_parameters(law);
+  }
+  std::unique_ptr<Solver> solver(Layout layout, fluxes::ScalarType scalar = fluxes::ScalarType::float64) const {
+    SolverSetup setup;
+    setup.law = &law;
+    setup.parameters = parameters;
+    setup.scalar = scalar;
+    setup.plan.layout = layout;
+    return std::make_unique<Solver>(host(), disc, setup);
+  }
+};
+
+// A random valid state ([c][K][Np]): density or depth in [0.5, 2], momenta in [-1, 1], and
+// for Euler an energy with pressure in [0.5, 2].
+std::vector<double> random_state(const Case& c, std::mt19937& random) {
+  std::uniform_real_distribution<double> unit(-1.0, 1.0), positive(0.5, 2.0);
+  const std::size_t nodes = static_cast<std::size_t>(c.disc.K) * static_cast<std::size_t>(c.disc.element.Np);
+  const std::size_t components = c.law.state_components();
+  std::vector<double> q(components * nodes);
+  for (std::size_t i = 0; i < nodes; ++i) {
+    q[i] = positive(random);
+    for (std::size_t d = 1; d <= 2; ++d) q[d * nodes + i] = unit(random);
+    if (components == 4) {  // E = p/(gamma - 1) + |m|^2/(2 rho), gamma = 1.4
+      const double m2 = q[nodes + i] * q[nodes + i] + q[2 * nodes + i] * q[2 * nodes + i];
+      q[3 * nodes + i] = positive(random) / 0.4 + m2 / (2 * q[i]);
+    }
+  }
+  return q;
+}
+
+// max |speed| over the nodes by the interpreter, in double, NaN when any node's is.
+double reference_speed(const Case& c, const std::vector<double>& q) {
+  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(c.law, c.parameters);
+  const std::size_t nodes = static_cast<std::size_t>(c.disc.K) * static_cast<std::size_t>(c.disc.element.Np);
+  double worst = 0;
+  for (std::size_t i = 0; i < nodes; ++i) {
+    const double s = fluxes::evaluate(piece.dag, piece.outputs, [&](const fluxes::InputRef& r) {
+      if (r.kind == fluxes::InputKind::state) return q.at(r.index * nodes + i);
+      if (r.kind == fluxes::InputKind::parameter) return c.parameters.at(r.index);
+      ADD_FAILURE() << "the wave speed reads " << fluxes::to_string(r.kind);
+      return 0.0;
+    })[0];
+    worst = std::isnan(s) || std::isnan(worst) ? std::numeric_limits<double>::quiet_NaN() : std::fmax(worst, std::fabs(s));
+  }
+  return worst;
+}
+
+class WaveSpeed : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WaveSpeed, DeviceReductionEqualsTheHostEvaluation) {
+  const Case c(GetParam());
+  std::mt19937 random(13);
+  for (const Layout layout : {Layout::field_major, Layout::element_major}) {
+    SCOPED_TRACE(layout == Layout::field_major ? "field-major" : "element-major");
+    const auto solver = c.solver(layout);
+    for (int trial = 0; trial < 3; ++trial) {
+      const std::vector<double> q = random_state(c, random);
+      solver->set_state(q);
+      const double expected = reference_speed(c, q);
+      ASSERT_TRUE(std::isfinite(expected) && expected > 0.5);
+      // The same DAG emitted as C and interpreted: equal up to the compiler's rounding.
+      EXPECT_NEAR(solver->max_wave_speed(), expected, 1e-14 * expected);
+    }
+  }
+  // In float the kernel rounds the state and the arithmetic.
+  const auto single = c.solver(Layout::field_major, fluxes::ScalarType::float32);
+  const std::vector<double> q = random_state(c, random);
+  single->set_state(q);
+  const double expected = reference_speed(c, q);
+  EXPECT_NEAR(single->max_wave_speed(), expected, 1e-5 * expected);
+}
+
+TEST_P(WaveSpeed, NanAnywhereGivesNan) {
+  const Case c(GetParam());
+  std::mt19937 random(7);
+  const auto solver = c.solver(Layout::element_major);
+  std::vector<double> q = random_state(c, random);
+  const std::size_t nodes = q.size() / c.law.state_components();
+  // The first node, one in the middle and the last, in the first and last component: the
+  // reduction must carry a NaN whatever its position in the combine order.
+  for (const std::size_t at : {std::size_t{0}, nodes / 2 + 1, q.size() - 1}) {
+    std::vector<double> bad = q;
+    bad[at] = std::numeric_limits<double>::quiet_NaN();
+    solver->set_state(bad);
+    EXPECT_TRUE(std::isnan(solver->max_wave_speed())) << "NaN at " << at;
+  }
+  // A state outside the law's range: sqrt of a negative pressure or depth is NaN.
+  std::vector<double> negative = q;
+  negative[nodes / 3] = -0.5;  // density or depth
+  solver->set_state(negative);
+  EXPECT_TRUE(std::isnan(reference_speed(c, negative)));
+  EXPECT_TRUE(std::isnan(solver->max_wave_speed()));
+  // And the valid state again: no NaN left behind.
+  solver->set_state(q);
+  EXPECT_NEAR(solver->max_wave_speed(), reference_speed(c, q), 1e-14 * reference_speed(c, q));
+}
+
+INSTANTIATE_TEST_SUITE_P(Laws, WaveSpeed, ::testing::Values("euler2d", "shallow_water"),
+                         [](const auto& param_info) { return std::string(param_info.param); });
+
+// The generated source names what it reads and nothing from the file's text.
+TEST(WaveSpeedSource, EmitsTheExpressionAsC) {
+  const fluxes::Law law = fluxes::read_law(law_path("euler2d"));
+  const rtcg::ReductionSpec spec =
+      wave_speed_reduction(law, fluxes::resolve_parameters(law), 10, fluxes::ScalarType::float64, Layout::element_major);
+  EXPECT_NE(spec.preamble.find("sqrt"), std::string::npos) << spec.preamble;
+  EXPECT_NE(spec.preamble.find("#define QIDX(c, k, i) (((k) * NCOMP + (c)) * NP + (i))"), std::string::npos);
+  EXPECT_EQ(spec.preamble.find("gamma"), std::string::npos) << "a parameter's name reached the code";
+}
+
+}  // namespace
+}  // namespace rtdg::dg
