@@ -81,6 +81,9 @@ std::string mesh_fingerprint(const mesh::Mesh& m) {
 }
 
 std::string format_number(double value) {
+  // printf writes "-nan" for the NaN a square root of a negative number gives on x86; the
+  // sign of a NaN means nothing to a user.
+  if (std::isnan(value)) return "nan";
   char text[64];
   std::snprintf(text, sizeof text, "%.6g", value);
   return text;

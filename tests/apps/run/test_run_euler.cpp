@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 namespace rtdg::runner {
 namespace {
@@ -89,6 +90,57 @@ TEST_F(EulerRun, APositiveQuantityThatIsNotAScalarOfTheStateIsRefusedWithItsLoca
     std::printf("%s\n", message.c_str());
     EXPECT_NE(message.find("--set stabilization.positive"), std::string::npos) << message;
     EXPECT_NE(message.find("a positive quantity must be a scalar"), std::string::npos) << message;
+  }
+}
+
+// The adaptive step's wave speed comes from the device reduction (dg/wave_speed.hpp): a law
+// whose speed sqrt(u) + 1 turns NaN while the state stays finite (u drains below 0 at t = 0.25
+// through its source) stops at the first re-evaluation after, with the runner's message.
+TEST_F(EulerRun, AWaveSpeedThatTurnsNanStopsTheRun) {
+  const fs::path dir = test::scratch();
+  {
+    std::ofstream law(dir / "draining.toml");
+    law << R"law(name = "draining"
+dimension = 2
+max_wave_speed = "sqrt(u) + 1"
+[fields]
+u = "scalar"
+[volume_flux]
+u = "vec(1, 0)*u"
+[numerical_flux]
+form = "full"
+u = "dot(vec(1, 0), normal)*avg(u) + 1/2*abs(dot(vec(1, 0), normal))*jump(u)"
+[source]
+u = "-1"
+[boundary.wall]
+u = "u.int"
+[initial]
+u = "0.25"
+)law";
+    std::ofstream config(dir / "draining_run.toml");
+    config << "[law]\nfile = \"draining.toml\"\n[mesh]\nfile = \"" << test::data("geometries/channel.geo").string()
+           << "\"\n[mesh.parameters]\nlength = 1.0\nwidth = 0.1\nnx = 10\nny = 1\n[discretization]\norder = 1\n"
+              "[time]\nfinal = 1.0\ncfl = 0.5\ndt_update_every = 1\n[boundary]\nxmin = \"wall\"\nxmax = \"wall\"\n"
+              "walls = \"wall\"\n[initial]\ncondition = \"law\"\n[output]\ninterval = 1.0\nvtu = false\n";
+  }
+  RunOptions options;
+  options.config = dir / "draining_run.toml";
+  options.overrides = {"run.backend=host", "run.output_dir=\"" + (dir / "out").string() + "\""};
+  Quiet quiet;
+  try {
+    quiet.run(options);
+    FAIL() << "expected the run to stop";
+  } catch (const RunFailure& e) {
+    const std::string message = e.what();
+    std::printf("%s\n", message.c_str());
+    EXPECT_NE(message.find("the largest wave speed of the state is nan"), std::string::npos) << message;
+    EXPECT_NE(message.find("time.dt_update_every"), std::string::npos) << message;
+    // Stopped soon after u crossed 0 at t = 0.25, not at the end.
+    const std::size_t at = message.find(", t = ");
+    ASSERT_NE(at, std::string::npos) << message;
+    const double t = std::strtod(message.c_str() + at + 6, nullptr);
+    EXPECT_GT(t, 0.25);
+    EXPECT_LT(t, 0.35);
   }
 }
 
