@@ -30,10 +30,12 @@ struct Case {
     disc = discretize(mesh, 3);
     parameters = fluxes::resolve_parameters(law);
   }
+  std::vector<std::vector<double>> element_parameters;  // per region materials, when set
   std::unique_ptr<Solver> solver(Layout layout, fluxes::ScalarType scalar = fluxes::ScalarType::float64) const {
     SolverSetup setup;
     setup.law = &law;
     setup.parameters = parameters;
+    setup.element_parameters = element_parameters;
     setup.scalar = scalar;
     setup.plan.layout = layout;
     return std::make_unique<Solver>(host(), disc, setup);
@@ -60,13 +62,17 @@ std::vector<double> random_state(const Case& c, std::mt19937& random) {
 
 // max |speed| over the nodes by the interpreter, in double, NaN when any node's is.
 double reference_speed(const Case& c, const std::vector<double>& q) {
-  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(c.law, c.parameters);
-  const std::size_t nodes = static_cast<std::size_t>(c.disc.K) * static_cast<std::size_t>(c.disc.element.Np);
+  std::vector<bool> per_element;
+  for (const auto& values : c.element_parameters) per_element.push_back(!values.empty());
+  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(c.law, c.parameters, per_element);
+  const std::size_t Np = static_cast<std::size_t>(c.disc.element.Np);
+  const std::size_t nodes = static_cast<std::size_t>(c.disc.K) * Np;
   double worst = 0;
   for (std::size_t i = 0; i < nodes; ++i) {
     const double s = fluxes::evaluate(piece.dag, piece.outputs, [&](const fluxes::InputRef& r) {
       if (r.kind == fluxes::InputKind::state) return q.at(r.index * nodes + i);
       if (r.kind == fluxes::InputKind::parameter) return c.parameters.at(r.index);
+      if (r.kind == fluxes::InputKind::element_parameter) return c.element_parameters.at(r.index).at(i / Np);
       ADD_FAILURE() << "the wave speed reads " << fluxes::to_string(r.kind);
       return 0.0;
     })[0];
@@ -123,6 +129,25 @@ TEST_P(WaveSpeed, NanAnywhereGivesNan) {
   // And the valid state again: no NaN left behind.
   solver->set_state(q);
   EXPECT_NEAR(solver->max_wave_speed(), reference_speed(c, q), 1e-14 * reference_speed(c, q));
+}
+
+// Materials per element (SolverSetup::element_parameters): gravity g varies from 1 to 40 over
+// the elements of a shallow water run; the speed follows the element's g, not the uniform one.
+TEST(WaveSpeedPerElement, ReadsEachElementsParameters) {
+  Case c("shallow_water");
+  c.element_parameters.resize(c.law.parameters.size());
+  std::vector<double>& g = c.element_parameters.at(0);
+  ASSERT_EQ(c.law.parameters.at(0).name, "g");
+  for (int k = 0; k < c.disc.K; ++k) g.push_back(1.0 + 39.0 * k / (c.disc.K - 1));
+  std::mt19937 random(3);
+  const std::vector<double> q = random_state(c, random);
+  for (const Layout layout : {Layout::field_major, Layout::element_major}) {
+    const auto solver = c.solver(layout);
+    solver->set_state(q);
+    const double expected = reference_speed(c, q);
+    EXPECT_GT(expected, std::sqrt(20.0));  // above what the uniform g = 9.81 allows
+    EXPECT_NEAR(solver->max_wave_speed(), expected, 1e-14 * expected);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Laws, WaveSpeed, ::testing::Values("euler2d", "shallow_water"),

@@ -19,8 +19,11 @@ namespace rtdg::dg {
 // run-time parameters prm (pointers to `scalar`) and K (int). It yields max |speed| over the nodes,
 // NaN when a node's speed is NaN (NaN wins every comparison), 0 for no nodes. The expression is
 // evaluated at t = 0 (the host evaluation's time; the law's speed does not depend on t in
-// practice). Throws fluxes::Error when the law's expression does not lower.
+// practice). `per_element` flags the parameters given per element (KernelSpec::per_element): the
+// kernel reads those from prm[P + p * K + k], as the DG kernels do, so a region with a faster
+// material sets the speed. Throws fluxes::Error when the law's expression does not lower.
 rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vector<double>& parameters, int Np,
-                                         fluxes::ScalarType scalar, Layout layout);
+                                         fluxes::ScalarType scalar, Layout layout,
+                                         const std::vector<bool>& per_element = {});
 
 }  // namespace rtdg::dg

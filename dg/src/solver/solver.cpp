@@ -670,13 +670,14 @@ std::vector<double> Solver::exact_values(double t) const {
 }
 
 double Solver::max_wave_speed() const {
-  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(*impl_->setup.law, impl_->setup.parameters);
+  const fluxes::Lowered piece =
+      fluxes::lower_max_wave_speed(*impl_->setup.law, impl_->setup.parameters, impl_->spec.per_element);
   if (piece.dag.is_constant(piece.outputs.at(0))) return std::abs(piece.dag[piece.outputs[0]].value);
   // Reduced on the device: the adaptive time step calls this every few steps, and moving the
   // state to the host for it would cost more than the steps themselves on a GPU.
   return impl_->engine->max_wave_speed(wave_speed_reduction(*impl_->setup.law, impl_->setup.parameters,
                                                             impl_->disc.element.Np, impl_->setup.scalar,
-                                                            impl_->setup.plan.layout));
+                                                            impl_->setup.plan.layout, impl_->spec.per_element));
 }
 
 double Solver::stable_dt(double cfl) const {

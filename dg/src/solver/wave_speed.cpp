@@ -7,13 +7,14 @@
 #include <fluxes/law_lowering.hpp>
 #include <rtcg/source_writer.hpp>
 
+#include <algorithm>
 #include <string>
 
 namespace rtdg::dg {
 
 rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vector<double>& parameters, int Np,
-                                         fluxes::ScalarType scalar, Layout layout) {
-  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(law, parameters);
+                                         fluxes::ScalarType scalar, Layout layout, const std::vector<bool>& per_element) {
+  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(law, parameters, per_element);
   const int components = static_cast<int>(law.state_components());
   const std::string type = fluxes::c_type(scalar);
 
@@ -24,6 +25,9 @@ rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vect
   w.line("typedef " + type + " real;");
   w.line("#define NP " + std::to_string(Np));
   w.line("#define NCOMP " + std::to_string(components));
+  // Per-element parameters follow the P uniform ones in prm, named prm[NPRM + p * K + k].
+  if (std::find(per_element.begin(), per_element.end(), true) != per_element.end())
+    w.line("#define NPRM " + std::to_string(law.parameters.size()));
   if (layout == Layout::field_major) w.line("#define QIDX(c, k, i) (((c) * K + (k)) * NP + (i))");
   else w.line("#define QIDX(c, k, i) (((k) * NCOMP + (c)) * NP + (i))");
   {
