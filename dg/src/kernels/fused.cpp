@@ -67,15 +67,7 @@ struct Scratch {
   int ldq = 1, ldf = 1, ldg = 1, ldy = 0, ldz = 0;
   int nb = 1, ng = 1;     // tensor: column tiles per warp item, items per tile row
   long long off_f = 0, off_g = 0, off_y = 0, off_z = 0, off_d = 0, off_l = 0, total = 1;
-  long long device_total = 1;  // what the CUDA kernel uses (total, or less without sY)
 };
-
-// Tensor products of the fluxes (Derivative::flux) for a law without a source: the product tile
-// holds the whole right-hand side of its nodes and columns, so on CUDA every thread updates its
-// accumulators' (node, element, component) values directly, without sY or a last barrier.
-bool direct_update(const KernelSpec& spec, const Pieces& pieces) {
-  return spec.plan.products == Products::tensor && spec.plan.derivative == Derivative::flux && !pieces.has_source;
-}
 
 int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
 // A B-operand column length: rows padded to the fragment's 4, then to 4 mod 8 (conflict-free
@@ -89,16 +81,13 @@ int operand_ld(int rows) {
 int output_ld(int rows) { return round_up(rows, 8) + 2; }
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
-                      const std::vector<std::string>& epilogue, const std::vector<std::string>& direct);
+                      const std::vector<std::string>& epilogue);
 
 // A stage kernel: the frame binding the block's elements (CUDA: a thread block; host: one
 // iteration of an OpenMP loop over blocks), then the body. `epilogue` writes the update of
-// component c of output node i (state index idx) from rhs[c] and the stage input se[c*LDQ + i];
-// `direct` the same from r (the right-hand side value) and s (the stage input value), for the
-// update straight from tensor-product tiles.
+// component c of output node i (state index idx) from rhs[c] and the stage input se[c*LDQ + i].
 void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
-                        const std::string& name, const std::string& parameters, const std::vector<std::string>& epilogue,
-                        const std::vector<std::string>& direct) {
+                        const std::string& name, const std::string& parameters, const std::vector<std::string>& epilogue) {
   w.line("RTCG_KERNEL(" + name + ")(" + parameters + ")");
   w.line("{");
   w.line("#if RTCG_CUDA");
@@ -117,7 +106,7 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   w.line("#define RTDG_SYNC()");
   w.line("#endif");
   w.indent();
-  write_stage_body(w, spec, pieces, scratch, epilogue, direct);
+  write_stage_body(w, spec, pieces, scratch, epilogue);
   w.dedent();
   w.line("#if RTCG_HOST");
   w.line("  }");
@@ -181,8 +170,7 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
 }
 
 // The tensor products of a block (scratch filled, after a sync): sY (and sZ) for every column.
-void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
-                           const std::vector<std::string>& direct) {
+void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
   const Element& element = *spec.element;
   const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
   const bool by_state = spec.plan.derivative == Derivative::state;
@@ -217,25 +205,7 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
       item(mtl, [&] {
         w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc, AV, mt, sG, col0, lane);");
         w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
-        if (!direct_update(spec, pieces)) {
-          w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
-          return;
-        }
-        w.line("// The update straight from the tiles: this lane holds node i of columns col (2 per tile).");
-        w.line("const int i = mt * 8 + (lane >> 2);");
-        w.line("#pragma unroll");
-        auto tiles = w.block("for (int tl = 0; tl < " + nb + "; ++tl)");
-        w.line("#pragma unroll");
-        auto half = w.block("for (int h = 0; h < 2; ++h)");
-        w.line("const int col = col0 + tl * 8 + 2 * (lane & 3) + h;");
-        w.line("const int e = col / NCOMP;");
-        w.line("const int c = col - e * NCOMP;");
-        w.line("const int k = k0 + e;");
-        auto valid = w.block("if (i < NP && e < NE && k < K)");
-        w.line("const real r = acc[tl][h];");
-        w.line("const real s = sq[col * LDQ + i];");
-        w.line("const int idx = QIDX(c, k, i);");
-        for (const std::string& line : direct) w.line(line);
+        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
     }
   }
@@ -247,7 +217,7 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
     w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktv) + ", LDG, " + str(ktl) + ", LDF, LDY>(AV, sG, AL, sF, sY);");
   }
   w.line("#endif");
-  if (!direct_update(spec, pieces)) w.line("RTDG_SYNC();");
+  w.line("RTDG_SYNC();");
 }
 
 // The rest of an output node's right-hand side (the source) and its update; rhs[NCOMP] holds
@@ -289,7 +259,7 @@ void write_flux_of_gradient(rtcg::SourceWriter& w, const KernelSpec& spec, const
 }
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
-                      const std::vector<std::string>& epilogue, const std::vector<std::string>& direct) {
+                      const std::vector<std::string>& epilogue) {
   const Element& element = *spec.element;
   const int dim = element.dim;
   const int components = static_cast<int>(spec.law->state_components());
@@ -301,7 +271,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   w.line("real* sq = scratch;");
   w.line("real* sF = scratch + OFF_F;");
   if (!by_state) w.line("real* sG = scratch + OFF_G;");
-  if (tensor) w.line("real* sY = scratch + OFF_Y; (void)sY;");
+  if (tensor) w.line("real* sY = scratch + OFF_Y;");
   if (tensor && by_state) w.line("real* sZ = scratch + OFF_Z;");
   if (shared_ops) {
     w.line("real* sD = scratch + OFF_D;");
@@ -363,27 +333,22 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   w.line("RTDG_SYNC();");
 
   if (tensor) {
-    write_tensor_products(w, spec, pieces, sc, direct);
-    // With the direct update only the host computes the nodes from sY.
-    if (direct_update(spec, pieces)) w.line("#if RTCG_HOST");
-    {
-      auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
-      w.line("const int e = s / NP;");
-      w.line("const int i = s % NP;");
-      w.line("const int k = k0 + e;");
-      w.line("if (k >= K) continue;");
-      w.line("const real* se = sq + e * (NCOMP * LDQ);");
-      w.line("real rhs[NCOMP];");
-      if (by_state) {
-        w.line("const real* g = drdx + k * (DIM * DIM);");
-        write_flux_of_gradient(w, spec, pieces, "sY[(e * NCOMP + c) * LDY + a * NP + i]");
-        w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
-      } else {
-        w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = sY[(e * NCOMP + c) * LDY + i];");
-      }
-      write_node_update(w, spec, pieces, epilogue);
+    write_tensor_products(w, spec, sc);
+    auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
+    w.line("const int e = s / NP;");
+    w.line("const int i = s % NP;");
+    w.line("const int k = k0 + e;");
+    w.line("if (k >= K) continue;");
+    w.line("const real* se = sq + e * (NCOMP * LDQ);");
+    w.line("real rhs[NCOMP];");
+    if (by_state) {
+      w.line("const real* g = drdx + k * (DIM * DIM);");
+      write_flux_of_gradient(w, spec, pieces, "sY[(e * NCOMP + c) * LDY + a * NP + i]");
+      w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
+    } else {
+      w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = sY[(e * NCOMP + c) * LDY + i];");
     }
-    if (direct_update(spec, pieces)) w.line("#endif");
+    write_node_update(w, spec, pieces, epilogue);
     return;
   }
 
@@ -444,7 +409,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
 }
 
 // The scratch layout for a plan, with the checks that it fits.
-Scratch scratch_of(const KernelSpec& spec, const Pieces& pieces) {
+Scratch scratch_of(const KernelSpec& spec) {
   const Element& element = *spec.element;
   const Plan& plan = spec.plan;
   const int dim = element.dim;
@@ -493,8 +458,6 @@ Scratch scratch_of(const KernelSpec& spec, const Pieces& pieces) {
   const long long y_size = cols * sc.ldy, z_size = cols * sc.ldz;
   const long long d_size = plan.operators == Operators::shared ? static_cast<long long>(dim) * Np * Np : 0;
   const long long l_size = plan.operators == Operators::shared ? static_cast<long long>(Nfn) * Np : 0;
-  // sY last: when the update is made straight from the product tiles (direct_update) the CUDA
-  // kernel needs no sY and its shared memory ends at OFF_Y; the host still uses it.
   sc.off_f = q_size;
   sc.off_g = sc.off_f + f_size;
   sc.off_z = sc.off_g + g_size;
@@ -502,7 +465,6 @@ Scratch scratch_of(const KernelSpec& spec, const Pieces& pieces) {
   sc.off_l = sc.off_d + d_size;
   sc.off_y = sc.off_l + l_size;
   sc.total = std::max(1LL, sc.off_y + y_size);
-  sc.device_total = direct_update(spec, pieces) ? sc.off_y : sc.total;
   return sc;
 }
 
@@ -515,9 +477,9 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     throw Error("the plan differentiates the state (derivative = state), which needs a volume flux linear in the "
                 "state with constant coefficients; the law '" + spec.law->name + "' has a nonlinear or "
                 "position-dependent flux: use derivative = flux");
-  const Scratch sc = scratch_of(spec, pieces);
+  const Scratch sc = scratch_of(spec);
   const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
-  out.stage_shared_bytes = static_cast<std::size_t>(sc.device_total) * real_bytes;
+  out.stage_shared_bytes = static_cast<std::size_t>(sc.total) * real_bytes;
   if (out.stage_shared_bytes > max_dynamic_shared_bytes)
     throw Error("the plan does not fit: the fused stage kernel needs " + std::to_string(out.stage_shared_bytes) +
                 " bytes of shared memory per block (" + std::to_string(sc.ne) + " elements of order " +
@@ -556,13 +518,11 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
                      "const real* RTCG_RESTRICT q, real* RTCG_RESTRICT qo, real* RTCG_RESTRICT res, " + geometry +
                          "real a, real b, real dt, int K",
                      {"const real rr = a * res[idx] + dt * rhs[c];", "res[idx] = rr;",
-                      "qo[idx] = se[c * LDQ + i] + b * rr;"},
-                     {"const real rr = a * res[idx] + dt * r;", "res[idx] = rr;", "qo[idx] = s + b * rr;"});
+                      "qo[idx] = se[c * LDQ + i] + b * rr;"});
   write_stage_kernel(w, spec, pieces, sc, "rtdg_stage_ssp",
                      "const real* RTCG_RESTRICT q, const real* RTCG_RESTRICT u0, real* RTCG_RESTRICT qo, " + geometry +
                          "real alpha, real beta, real dt, int K",
-                     {"qo[idx] = alpha * u0[idx] + beta * (se[c * LDQ + i] + dt * rhs[c]);"},
-                     {"qo[idx] = alpha * u0[idx] + beta * (s + dt * r);"});
+                     {"qo[idx] = alpha * u0[idx] + beta * (se[c * LDQ + i] + dt * rhs[c]);"});
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");
   w.line();
