@@ -99,7 +99,15 @@ TEST(CheckerErrors, FieldsAndTracesWhereTheyDoNotBelong) {
             "expr:1:5: error: 'normal' exists only on faces (numerical fluxes and boundary conditions), not in a volume "
             "expression");
   EXPECT_EQ(errors3("E_inc.x", Where::face), "expr:1:1: error: incident field 'E_inc' is available only in boundary conditions");
-  EXPECT_EQ(errors3("alpha.int", Where::face), "expr:1:1: error: '.int' takes the trace of a field, and 'alpha' is not a field");
+  EXPECT_EQ(errors3("x.int", Where::face), "expr:1:1: error: '.int' takes the trace of a field, and 'x' is not a field");
+  // Parameters have traces on faces (materials per region), nowhere else.
+  EXPECT_EQ(errors3("alpha.int + alpha.ext", Where::face), "");
+  EXPECT_EQ(errors3("alpha.int", Where::volume),
+            "expr:1:1: error: a parameter's trace (alpha.int) is only defined on faces; write alpha");
+  EXPECT_EQ(errors3("alpha.ext", Where::boundary),
+            "expr:1:1: error: a boundary face has no neighbour, so a boundary condition can use only alpha (or alpha.int)");
+  EXPECT_EQ(errors3("avg(alpha.int)", Where::face),
+            "expr:1:5: error: avg() and jump() take the parameter itself: write alpha, not alpha.int");
 }
 
 TEST(CheckerErrors, ShapesOfOperators) {
