@@ -34,10 +34,10 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
   // The laws added later compile at one order: what they add (a source reading the position,
   // other boundary conditions) does not depend on it, and each order costs seconds of NVRTC.
   // euler2d_riemann is euler2d's kernel with other conditions: the two basic plans suffice.
-  const std::set<std::string> one_order = {"shallow_water", "euler2d_riemann", "elastic2d"};
-  const std::set<std::string> nonlinear = {"euler2d", "euler2d_riemann", "shallow_water"};
+  const std::set<std::string> one_order = {"shallow_water", "euler2d_riemann", "elastic2d", "euler3d"};
+  const std::set<std::string> nonlinear = {"euler2d", "euler2d_riemann", "shallow_water", "euler3d"};
   for (const char* name : {"advection", "acoustics", "maxwell2d_tm", "maxwell2d_te", "maxwell3d", "euler2d",
-                           "euler2d_riemann", "shallow_water", "elastic2d"}) {
+                           "euler2d_riemann", "shallow_water", "elastic2d", "euler3d"}) {
     const fluxes::Law law = test::law_file(name);
     const bool few_plans = std::string(name) == "euler2d_riemann";
     const Shape shape = law.dimension == 2 ? Shape::triangle : Shape::tetrahedron;

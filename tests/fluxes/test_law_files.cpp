@@ -8,7 +8,7 @@ namespace {
 
 const char* const law_files[] = {"maxwell3d.toml", "maxwell2d_tm.toml", "maxwell2d_te.toml", "advection.toml",
                                  "acoustics.toml",  "euler2d.toml",      "euler2d_riemann.toml", "shallow_water.toml",
-                                 "elastic2d.toml"};
+                                 "elastic2d.toml", "euler3d.toml"};
 
 TEST(LawFiles, AllReadAndLower) {
   for (const char* file : law_files) {
@@ -99,6 +99,12 @@ TEST(LawFiles, ExactSolutionsSolveTheirEquations) {
     if (law.env.lookup("beta").kind == SymbolKind::parameter) {  // the isentropic vortex, elsewhere
       EXPECT_LT(max_residual(law, resolve_parameters(law, {{"gamma", 5.0 / 3.0, {}}, {"beta", 3.0, {}}, {"x0", 0.3, {}},
                                                              {"y0", -0.2, {}}, {"u0", 0.5, {}}, {"v0", -0.7, {}}}),
+                             random),
+                1e-6);
+    }
+    if (law.env.lookup("az").kind == SymbolKind::parameter) {  // euler3d: a tilted vortex tube, moving in 3D
+      EXPECT_LT(max_residual(law, resolve_parameters(law, {{"ax", 1.0, {}}, {"ay", -2.0, {}}, {"az", 0.5, {}}, {"z0", 0.4, {}},
+                                                             {"w0", 0.6, {}}, {"beta", 3.0, {}}}),
                              random),
                 1e-6);
     }
