@@ -1,5 +1,6 @@
-// Shared set-up for the Euler tests: data/laws/euler2d.toml on a box mesh (test_meshes), made
-// periodic in x and y, or with slip walls, and a solver on the host backend.
+// Shared set-up for the law tests (Euler, shallow water, elastic waves): a law file on a box mesh
+// (test_meshes), made periodic in x and y, or with walls, a solver on the host backend, and the
+// error against the law's exact solution after a run from it.
 #pragma once
 
 #include "test_meshes.hpp"
@@ -11,6 +12,7 @@
 #include <mesh/build.hpp>
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +45,32 @@ struct LawRun {
     setup.integrator = integrator;
     solver = std::make_unique<Solver>(backend, disc, setup);
   }
+};
+
+// Runs `solver` from the law's exact solution at t = 0 to t_final in steps of stable_dt(cfl), the
+// last one shortened to land on t_final, and returns the L2 norm of the error against the exact
+// solution there.
+inline double error_after_run(Solver& solver, double t_final, double cfl) {
+  solver.set_state(solver.exact_values(0.0));
+  const double dt = solver.stable_dt(cfl);
+  const int steps = static_cast<int>(std::ceil(t_final / dt - 1e-9));
+  double t = 0;
+  for (int s = 0; s < steps; ++s) {
+    const double h = s + 1 == steps ? t_final - t : dt;
+    solver.step(t, h);
+    t = s + 1 == steps ? t_final : t + h;
+  }
+  std::vector<double> q = solver.state();
+  const std::vector<double> exact = solver.exact_values(t_final);
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] -= exact[i];
+  return solver.l2_norm(q);
+}
+
+// A convergence case: order N, coarse mesh n x n squares, fine mesh m x m.
+struct Refinement {
+  int N;
+  int n;
+  int m;
 };
 
 }  // namespace rtdg::dg::test

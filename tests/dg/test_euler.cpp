@@ -26,27 +26,10 @@ constexpr double kHalfWidth = 5.0;
 
 double vortex_error(int n, int N, double t_final, double cfl) {
   test::LawRun run(euler_law(), test::periodic_square(n, {-kHalfWidth, -kHalfWidth, 0}, {2 * kHalfWidth, 2 * kHalfWidth, 0}), N, host(), {});
-  Solver& solver = *run.solver;
-  solver.set_state(solver.exact_values(0.0));
-  const double dt = solver.stable_dt(cfl);
-  const int steps = static_cast<int>(std::ceil(t_final / dt - 1e-9));
-  double t = 0;
-  for (int s = 0; s < steps; ++s) {
-    const double h = s + 1 == steps ? t_final - t : dt;
-    solver.step(t, h);
-    t = s + 1 == steps ? t_final : t + h;
-  }
-  std::vector<double> q = solver.state();
-  const std::vector<double> exact = solver.exact_values(t_final);
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] -= exact[i];
-  return solver.l2_norm(q);
+  return test::error_after_run(*run.solver, t_final, cfl);
 }
 
-struct Refinement {
-  int N;
-  int n;  // coarse mesh: n x n squares
-  int m;  // fine mesh
-};
+using test::Refinement;
 
 class VortexConvergence : public ::testing::TestWithParam<Refinement> {};
 
