@@ -419,14 +419,9 @@ struct Solver::Impl {
     return flat(k, components, c, disc.element.Np, i);
   }
 
+  // The host layout [component][K][Np] is the field-major kernel layout.
   std::vector<double> to_device_layout(std::span<const double> values) const {
-    if (setup.plan.layout == Layout::field_major) return {values.begin(), values.end()};
-    std::vector<double> out(values.size());
-    const int K = disc.K, Np = disc.element.Np;
-    for (int c = 0; c < components; ++c)
-      for (int k = 0; k < K; ++k)
-        for (int i = 0; i < Np; ++i) out[device_index(c, k, i)] = values[flat(c, K, k, Np, i)];
-    return out;
+    return convert_layout({values.begin(), values.end()}, Layout::field_major, setup.plan.layout);
   }
 
   // Values in kernel layout `from` as kernel layout `to`.
@@ -447,13 +442,7 @@ struct Solver::Impl {
   void ensure_saved(int slot, const char* what);
 
   std::vector<double> to_host_layout(const std::vector<double>& values) const {
-    if (setup.plan.layout == Layout::field_major) return values;
-    std::vector<double> out(values.size());
-    const int K = disc.K, Np = disc.element.Np;
-    for (int c = 0; c < components; ++c)
-      for (int k = 0; k < K; ++k)
-        for (int i = 0; i < Np; ++i) out[flat(c, K, k, Np, i)] = values[device_index(c, k, i)];
-    return out;
+    return convert_layout(values, setup.plan.layout, Layout::field_major);
   }
 };
 
