@@ -3,6 +3,7 @@
 #pragma once
 
 #include <mesh/build.hpp>
+#include <mesh/error.hpp>
 #include <mesh/mesh.hpp>
 
 #include <filesystem>
@@ -24,6 +25,17 @@ int group(const RawMesh& raw, const std::string& name);
 // Writes the raw mesh as an ASCII MSH 2.2 file: physical tags 1.. for boundary groups, then
 // regions; elementary tag = physical tag.
 void write_msh22(const RawMesh& raw, const std::filesystem::path& file);
+
+// The message of the MeshError that f() throws; empty when it throws none.
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const MeshError& error) {
+    return error.what();
+  }
+  return "";
+}
 
 // A fresh, empty folder under the system temporary folder, removed by the destructor.
 class TemporaryFolder {

@@ -17,16 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 using testing::geometries;
 using testing::TemporaryFolder;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const MeshError& error) {
-    return error.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 TEST(MeshLoad, ParsesParameters) {
   EXPECT_EQ(parse_parameter("h=0.1"), (std::pair<std::string, double>{"h", 0.1}));

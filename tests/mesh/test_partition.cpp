@@ -23,16 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::TemporaryFolder;
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const MeshError& error) {
-    return error.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 #define RTDG_REQUIRE_METIS() \
   if (!have_metis()) GTEST_SKIP() << "built without METIS (RTDG_WITH_METIS)"
