@@ -49,7 +49,9 @@ void compute_node_coordinates(const mesh::Mesh& mesh, Discretization& d) {
 
 }  // namespace detail
 
-Discretization discretize(const mesh::Mesh& mesh, int N) {
+namespace {
+
+Discretization discretize_with(const mesh::Mesh& mesh, int N, const std::vector<char>* halo) {
   const bool triangles = mesh.dim == 2 && mesh.type == mesh::ElementType::triangle;
   const bool tetrahedra = mesh.dim == 3 && mesh.type == mesh::ElementType::tetrahedron;
   if (!triangles && !tetrahedra) {
@@ -81,8 +83,23 @@ Discretization discretize(const mesh::Mesh& mesh, int N) {
   detail::compute_geometric_factors(mesh, d);
   detail::compute_normals(d);
   detail::build_face_maps(mesh, d);
-  detail::build_boundary_maps(mesh, d);
+  detail::build_boundary_maps(mesh, d, halo);
   return d;
+}
+
+}  // namespace
+
+Discretization discretize(const mesh::Mesh& mesh, int N) { return discretize_with(mesh, N, nullptr); }
+
+Discretization discretize(const mesh::LocalMesh& local, int N) {
+  std::vector<char> halo(detail::ix(local.mesh.num_elements()) * 4, 0);
+  for (const mesh::HaloFace& f : local.halo_faces) {
+    if (f.element < 0 || f.element >= local.mesh.num_elements() || f.face < 0 || f.face > 3)
+      throw Error("dg: halo face (element " + std::to_string(f.element) + ", face " + std::to_string(f.face) +
+                  ") is out of range of the local mesh");
+    halo[detail::ix(f.element) * 4 + detail::ix(f.face)] = 1;
+  }
+  return discretize_with(local.mesh, N, &halo);
 }
 
 }  // namespace rtdg::dg

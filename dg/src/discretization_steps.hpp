@@ -21,6 +21,8 @@ void compute_normals(Discretization& d);
 void build_face_maps(const mesh::Mesh& mesh, Discretization& d);
 
 // mapB, vmapB and the boundaries grouped by physical name (book BuildBCMaps).
-void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d);
+// `halo` (parallel runs), when given: [K * 4] flags of the local mesh's halo faces, free faces
+// that belong to no group and are not boundary nodes (their exterior comes from another rank).
+void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d, const std::vector<char>* halo = nullptr);
 
 }  // namespace rtdg::dg::detail

@@ -161,7 +161,7 @@ void build_face_maps(const mesh::Mesh& mesh, Discretization& d) {
   }
 }
 
-void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d) {
+void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d, const std::vector<char>* halo) {
   const Element& e = d.element;
   const int rows = e.Nfaces * e.Nfp;
   auto is_boundary = [&mesh](int k, int f) {
@@ -208,6 +208,7 @@ void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d) {
   for (int k = 0; k < d.K; ++k) {
     for (int f = 0; f < e.Nfaces; ++f) {
       if (!is_boundary(k, f)) continue;
+      if (halo && (*halo)[ix(k) * 4 + ix(f)]) continue;
       if (!in_group[ix(k) * 4 + ix(f)]) {
         throw Error("dg: face " + std::to_string(f) + " of element " + std::to_string(k) +
                     " is on the boundary but in no named boundary group; tag every boundary face with a "

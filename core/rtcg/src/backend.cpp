@@ -36,6 +36,7 @@ namespace {
 
 struct CudaProbe {
   bool usable = false;
+  int devices = 0;
   std::string reason;
 };
 
@@ -53,6 +54,7 @@ const CudaProbe& cuda_probe() {
       return result;
     }
     result.usable = true;
+    result.devices = count;
     return result;
   }();
   return probe;
@@ -61,6 +63,7 @@ const CudaProbe& cuda_probe() {
 }  // namespace
 
 bool cuda_available() { return cuda_probe().usable; }
+int cuda_device_count() { return cuda_probe().devices; }
 std::string cuda_unavailable_reason() { return cuda_probe().reason; }
 
 BackendKind parse_backend_kind(const std::string& which) {

@@ -27,6 +27,7 @@
 
 #include "dg/element.hpp"
 
+#include <mesh/local_mesh.hpp>
 #include <mesh/mesh.hpp>
 
 #include <Eigen/Dense>
@@ -77,6 +78,11 @@ struct Discretization {
 // connected faces cannot be matched by coordinates (non-conforming faces, a wrong periodic
 // shift).
 Discretization discretize(const mesh::Mesh& mesh, int N);
+
+// A rank's part of a partitioned mesh (parallel runs): as above, with the halo faces free
+// faces (vmapP = vmapM) that are in no boundary group and not in mapB/vmapB; the solver takes
+// their exterior traces from the neighbour ranks (SolverSetup::halo).
+Discretization discretize(const mesh::LocalMesh& local, int N);
 
 // Tolerance for matching face nodes, relative to the face's longest edge.
 inline constexpr double face_match_tolerance = 1e-9;

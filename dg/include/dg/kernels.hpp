@@ -15,23 +15,29 @@
 //   rtdg_stage_lserk  res = a res + dt L(q); qo = q + b res   (q and qo distinct arrays)
 //   rtdg_stage_ssp    qo = alpha u0 + beta (q + dt L(q))
 //
-// Kernel arguments (T = float or double; K elements; Nfn = Nfaces * Nfp; n = components*K*Np):
+// Kernel arguments (T = float or double; K elements; Nfn = Nfaces * Nfp; n = components*K*Np).
+// Every element kernel computes the elements [kb, ke) of the K (a launch covers ke - kb; the
+// solver splits a stage into the elements without and with halo faces to overlap the halo
+// exchange). halo [H][components][Nfp] holds the neighbour ranks' traces of the H halo faces
+// (parallel runs; face code -1, vmapP = h * components * Nfp + the neighbour's face node;
+// dg/src/kernels/common.hpp); a serial run passes H = 0.
 //   rtdg_volume (const T* q, T* rhs, const T* drdx [K][dim][dim], const T* xyz [dim][K][Np],
-//                const T* D [dim][Np][Np], const T* prm [parameters], T t, int K)
+//                const T* D [dim][Np][Np], const T* prm [parameters], T t, int K, int kb, int ke)
 //   rtdg_surface(const T* q, T* rhs, const T* fgeo [K][Nfaces][dim+1] (normal, Fscale),
 //                const int* vmapP [K][Nfn] (flat k*Np+i), const int* bcode [K][Nfaces]
-//                (0 interior, b+1 boundary condition b), const T* xyz, const T* LIFT [Np][Nfn],
-//                const T* prm, T t, int K)
+//                (0 interior, -1 halo, b+1 boundary condition b), const T* xyz, const T* LIFT
+//                [Np][Nfn], const T* prm, T t, const T* halo, int H, int K, int kb, int ke)
 //   rtdg_lserk  (T* q, T* res, const T* rhs, T a, T b, T dt, int n)
 //   rtdg_ssp    (T* out, const T* u0, const T* u, const T* rhs, T alpha, T beta, T dt, int n)
 //   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz,
 //                    const T* DT [dim][Np][Np] (D_a transposed), const T* LT [Nfn][Np] (LIFT
 //                    transposed), const T* AV, const T* AL (the volume operator's and LIFT's
 //                    tensor-core fragments, read by Products::tensor plans only), prm, T t,
-//                    T a, T b, T dt, int K)
+//                    halo, H, T a, T b, T dt, int K, int kb, int ke)
 //   rtdg_stage_ssp  (const T* q, const T* u0, T* qo, drdx, fgeo, vmapP, bcode, xyz, DT, LT,
-//                    AV, AL, prm, T t, T alpha, T beta, T dt, int K)
-//
+//                    AV, AL, prm, T t, halo, H, T alpha, T beta, T dt, int K, int kb, int ke)
+//   rtdg_pack_halo  (const T* q, T* out [H][components][Nfp], const int* faces [H][2] (element,
+//                    face), int H, int K): this rank's traces of its halo faces, for the exchange
 // On CUDA the unfused volume and surface kernels run one thread per node (per face node in the
 // surface kernel's gather) and several elements per block, staging an element's fluxes in
 // shared memory; the fused kernels stage a block of elements in dynamic shared memory. On host

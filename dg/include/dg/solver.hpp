@@ -17,6 +17,7 @@
 
 #include <fluxes/emit_c.hpp>
 #include <fluxes/law.hpp>
+#include <mesh/local_mesh.hpp>
 #include <rtcg/backend.hpp>
 
 #include <cstdint>
@@ -36,6 +37,30 @@ struct BoundaryAssignment {
   std::string where;
 };
 
+// Parallel runs (docs/parallel.md): how the traces of the faces shared with other ranks move.
+// The solver packs its own trace of every halo face into `send` ([H][components][Nfp] values
+// of the run's precision, in mesh::LocalMesh::halo_faces order, each face in its own node
+// order) and expects the neighbour's trace of the same faces in `recv`, same layout, once
+// finish() returns. An MPI implementation lives with the run driver; dg knows no MPI.
+class HaloExchange {
+public:
+  virtual ~HaloExchange() = default;
+  // Starts sending `send` and receiving into `recv` (host memory, H * face_bytes each); the
+  // buffers stay untouched by the solver until finish().
+  virtual void start(const void* send, void* recv, std::size_t face_bytes) = 0;
+  virtual void finish() = 0;
+};
+
+struct HaloSetup {
+  // mesh::LocalMesh::halo_faces: element (this rank's number), face, neighbour_face and
+  // vertex_match are used. Empty: a serial run (or a rank without neighbours).
+  std::vector<mesh::HaloFace> faces;
+  HaloExchange* exchange = nullptr;  // not owned; required when faces is not empty
+  // Materials per region: per parameter, empty or [H] values, the neighbour element's value
+  // across each halo face (SolverSetup::element_parameters of the other rank's element).
+  std::vector<std::vector<double>> neighbour_parameters;
+};
+
 struct SolverSetup {
   const fluxes::Law* law = nullptr;
   std::vector<double> parameters;  // every parameter's value (fluxes::resolve_parameters)
@@ -52,6 +77,11 @@ struct SolverSetup {
   Plan plan;
   // Shock capturing applied to every Runge-Kutta stage's state (dg/stabilization.hpp); none by default.
   Stabilization stabilization;
+  // Parallel runs: this rank's halo faces (the discretization is of its mesh::LocalMesh).
+  HaloSetup halo;
+  // Where the incident plane wave enters (dg::plane_wave_front); default: this
+  // discretization's. A parallel run passes the whole mesh's (the minimum over the ranks).
+  std::optional<double> incident_front;
 };
 
 class Solver {
@@ -72,7 +102,7 @@ public:
   const SolverSetup& setup() const;
   // What the kernels are generated from (law, parameters, element, conditions in use, incident
   // field, precision, plan), and each face's code in them ([K][Nfaces]: 0 interior, b + 1 the
-  // condition kernel_spec().conditions[b]).
+  // condition kernel_spec().conditions[b], -1 a halo face of a parallel run).
   const KernelSpec& kernel_spec() const;
   const std::vector<std::int32_t>& face_codes() const;
   int components() const;
@@ -114,6 +144,13 @@ public:
 
   // One step of the integrator from time t to t + dt.
   void step(double t, double dt);
+  // Parallel runs: wall seconds spent in the halo exchange (packing, staging, waiting) since
+  // the solver was made; 0 for a serial run.
+  double exchange_seconds() const;
+  // Parallel runs: false makes the steps skip the halo exchange, the halo faces keeping the
+  // traces last received, so one rank can time plans without the others (tuning); true again
+  // before computing. A serial solver ignores it.
+  void set_halo_exchange(bool on);
   // Regenerates the kernels with another plan (same law, mesh, precision and integrator),
   // keeping the state; the residual of the low-storage scheme is zeroed (call between steps).
   // Throws dg::Error when the plan does not fit this law or order, rtcg errors when the new

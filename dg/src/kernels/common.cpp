@@ -77,9 +77,13 @@ std::string program_name(const KernelSpec& spec) {
 }
 
 void emit_piece(rtcg::SourceWriter& w, const fluxes::Lowered& piece, const std::string& output, const std::string& prefix,
-                fluxes::ScalarType scalar, const StateNames& state_of) {
+                fluxes::ScalarType scalar, const StateNames& state_of, const InputNames& other) {
   fluxes::CNaming naming;
   naming.input = [&](const InputRef& ref) {
+    if (other) {
+      std::string name = other(ref);
+      if (!name.empty()) return name;
+    }
     return state_of && ref.kind == InputKind::state ? state_of(ref.index) : input_name(ref);
   };
   naming.output = [&](std::size_t i) { return output + "[" + std::to_string(i) + "]"; };
@@ -160,7 +164,7 @@ void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
     }
 }
 
-void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
+void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
   w.line("const real* fg = fgeo + (k * NFACES + f) * (DIM + 1);");
@@ -176,6 +180,22 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     load_state(w, components, "kP", "iP", "uP");
     if (reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
     emit_piece(w, pieces.difference, "dF", "sf", spec.scalar);
+  }
+  if (halo) {
+    // The same numerical flux with the neighbour rank's trace (parallel runs, docs/parallel.md).
+    auto branch = w.block("else if (code < 0)");
+    w.line("const int p = vmapP[k * NFN + m];");
+    w.line("const int h = p / (NCOMP * NFP);");
+    w.line("(void)h;");
+    w.line("real uP[NCOMP];");
+    for (int c = 0; c < components; ++c)
+      w.line("uP[" + std::to_string(c) + "] = halo[p + " + std::to_string(c) + " * NFP];");
+    if (reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
+    const std::string parameters = std::to_string(spec.law->parameters.size());
+    emit_piece(w, pieces.difference, "dF", "hf", spec.scalar, {}, [&](const InputRef& ref) -> std::string {
+      if (ref.kind != InputKind::neighbour_parameter) return "";
+      return "prm[NPRM + " + parameters + " * K + " + std::to_string(ref.index) + " * H + h]";
+    });
   }
   for (std::size_t b = 0; b < pieces.boundary.size(); ++b) {
     const fluxes::Lowered& piece = pieces.boundary[b];

@@ -38,10 +38,13 @@ std::string program_name(const KernelSpec& spec);
 
 // Writes the emitted statements of `piece` with outputs named `output[i]`. Inputs are named
 // u[c] (state), uP[c] (exterior), nrm[d], xn[d], t, prm[p], inc[j]; `state_of`, when given,
-// names state component c instead (e.g. a gradient "gx[3]" in the fused kernel).
+// names state component c instead (e.g. a gradient "gx[3]" in the fused kernel); `other`, when
+// given, names any input it returns a non-empty name for (the halo branch's neighbour parameters).
 using StateNames = std::function<std::string(std::size_t component)>;
+using InputNames = std::function<std::string(const fluxes::InputRef& ref)>;
 void emit_piece(rtcg::SourceWriter& w, const fluxes::Lowered& piece, const std::string& output,
-                const std::string& prefix, fluxes::ScalarType scalar, const StateNames& state_of = {});
+                const std::string& prefix, fluxes::ScalarType scalar, const StateNames& state_of = {},
+                const InputNames& other = {});
 
 // `real <name>[NCOMP];` filled from q[QIDX(c, element, node)].
 void load_state(rtcg::SourceWriter& w, int components, const std::string& element, const std::string& node,
@@ -54,9 +57,18 @@ void load_coordinates(rtcg::SourceWriter& w, int dim, const std::string& node);
 void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec);
 
 // The body of a surface face-node evaluation: with f, iM, k, m and u[] bound, writes dF[NCOMP]
-// = n.(F - F*) for an interior face (neighbour read through vmapP from q) or for the face's
-// boundary condition (code from bcode), and reads the face geometry into `fg` / nrm[].
-void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces);
+// = n.(F - F*) for an interior face (neighbour read through vmapP from q), a halo face (code
+// -1, parallel runs: the neighbour rank's trace read through vmapP from halo[], which the
+// kernel takes with its face count H: halo_arguments) or for the face's boundary
+// condition (code from bcode), and reads the face geometry into `fg` / nrm[]. `halo` false
+// leaves the halo branch out (kernels without halo arguments: the library formulation).
+void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo = true);
+
+// The halo buffer of a kernel with halo faces, [H][NCOMP][NFP] in reals: the neighbour ranks'
+// traces of the H halo faces, each in the neighbour's own face-node order; vmapP of node j of
+// halo face h holds h * NCOMP * NFP + (the neighbour's node at j). Per-element parameters of
+// the neighbours follow the [P][K] block in prm as [P][H].
+inline constexpr const char* halo_arguments = "const real* RTCG_RESTRICT halo, int H";
 
 // With u[] (and xn[] when the flux reads it) bound at node i of element k: evaluates the flux
 // F and writes the metric-folded G_a = sum_d (dr_a/dx_d) F_d of component c to `target(c * DIM

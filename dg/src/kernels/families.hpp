@@ -22,4 +22,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
 // not depend on the state, position or time). Derivative::state needs it.
 bool flux_is_linear(const fluxes::Lowered& flux);
 
+// rtdg_pack_halo (dg/kernels.hpp), for every plan.
+void write_halo_pack(rtcg::SourceWriter& w);
+
 }  // namespace rtdg::dg::kernels

@@ -33,11 +33,11 @@
 //
 // Kernels (T = float or double):
 //   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz, DT, LT, AV, AL,
-//                    prm, T t, T a, T b, T dt, int K)
+//                    prm, T t, halo, H, T a, T b, T dt, int K, int kb, int ke)
 //       res = a res + dt L(q);  qo = q + b res           (LSERK4 stage; a = 0, b = 0, dt = 1
 //                                                         leaves L(q) in res)
 //   rtdg_stage_ssp  (const T* q, const T* u0, T* qo, drdx, fgeo, vmapP, bcode, xyz, DT, LT, AV,
-//                    AL, prm, T t, T alpha, T beta, T dt, int K)
+//                    AL, prm, T t, halo, H, T alpha, T beta, T dt, int K, int kb, int ke)
 //       qo = alpha u0 + beta (q + dt L(q))                (SSP-RK3 stage)
 // The geometry arguments are those of the unfused kernels (dg/kernels.hpp); AV and AL are the
 // tensor-core fragments of the volume operator and of LIFT (solver/geometry_arrays.hpp: AVS
@@ -94,14 +94,14 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   w.line("  extern __shared__ double rtdg_smem[];");
   w.line("  real* scratch = reinterpret_cast<real*>(rtdg_smem);");
   w.line("  const int tid = static_cast<int>(threadIdx.x);");
-  w.line("  const int k0 = static_cast<int>(blockIdx.x) * NE;");
+  w.line("  const int k0 = kb + static_cast<int>(blockIdx.x) * NE;");
   w.line("#define RTDG_SLOTS(s, n) for (int s = tid; s < (n); s += NTHREADS)");
   w.line("#define RTDG_SYNC() __syncthreads()");
   w.line("#else");
   w.line("#pragma omp parallel for schedule(static)");
-  w.line("  for (int block = 0; block < (K + NE - 1) / NE; ++block) {");
+  w.line("  for (int block = 0; block < (ke - kb + NE - 1) / NE; ++block) {");
   w.line("  real scratch[SCRATCH];");
-  w.line("  const int k0 = block * NE;");
+  w.line("  const int k0 = kb + block * NE;");
   w.line("#define RTDG_SLOTS(s, n) for (int s = 0; s < (n); ++s)");
   w.line("#define RTDG_SYNC()");
   w.line("#endif");
@@ -292,7 +292,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int e = col / NCOMP;");
     w.line("const int c = col % NCOMP;");
     w.line("const int k = k0 + e;");
-    w.line("sq[s] = e < NE && i < NP && k < K ? q[QIDX(c, k, i)] : real(0);");
+    w.line("sq[s] = e < NE && i < NP && k < ke ? q[QIDX(c, k, i)] : real(0);");
   }
   if (tensor) {
     w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
@@ -307,7 +307,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int e = s / NP;");
     w.line("const int i = s % NP;");
     w.line("const int k = k0 + e;");
-    w.line("if (k >= K) continue;");
+    w.line("if (k >= ke) continue;");
     w.line("real u[NCOMP];");
     for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + i];");
     if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
@@ -321,7 +321,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int e = s / NFN;");
     w.line("const int m = s % NFN;");
     w.line("const int k = k0 + e;");
-    w.line("if (k >= K) continue;");
+    w.line("if (k >= ke) continue;");
     w.line("const int f = m / NFP;");
     w.line("const int iM = rtdg_fmask[m];");
     w.line("real u[NCOMP];");
@@ -338,7 +338,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int e = s / NP;");
     w.line("const int i = s % NP;");
     w.line("const int k = k0 + e;");
-    w.line("if (k >= K) continue;");
+    w.line("if (k >= ke) continue;");
     w.line("const real* se = sq + e * (NCOMP * LDQ);");
     w.line("real rhs[NCOMP];");
     if (by_state) {
@@ -356,7 +356,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   w.line("const int e = s / TPE;");
   w.line("const int l = s % TPE;");
   w.line("const int k = k0 + e;");
-  w.line("if (k >= K) continue;");
+  w.line("if (k >= ke) continue;");
   w.line("// Output r is node l + r * TPE; past NP the last node is computed and not stored.");
   w.line("int node[NPT];");
   w.line("for (int r = 0; r < NPT; ++r) node[r] = l + r * TPE < NP ? l + r * TPE : NP - 1;");
@@ -513,15 +513,15 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "
       "const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT DT, "
       "const real* RTCG_RESTRICT LT, const real* RTCG_RESTRICT AV, const real* RTCG_RESTRICT AL, "
-      "const real* RTCG_RESTRICT prm, real t, ";
+      "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
   write_stage_kernel(w, spec, pieces, sc, "rtdg_stage_lserk",
                      "const real* RTCG_RESTRICT q, real* RTCG_RESTRICT qo, real* RTCG_RESTRICT res, " + geometry +
-                         "real a, real b, real dt, int K",
+                         "real a, real b, real dt, int K, int kb, int ke",
                      {"const real rr = a * res[idx] + dt * rhs[c];", "res[idx] = rr;",
                       "qo[idx] = se[c * LDQ + i] + b * rr;"});
   write_stage_kernel(w, spec, pieces, sc, "rtdg_stage_ssp",
                      "const real* RTCG_RESTRICT q, const real* RTCG_RESTRICT u0, real* RTCG_RESTRICT qo, " + geometry +
-                         "real alpha, real beta, real dt, int K",
+                         "real alpha, real beta, real dt, int K, int kb, int ke",
                      {"qo[idx] = alpha * u0[idx] + beta * (se[c * LDQ + i] + dt * rhs[c]);"});
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");

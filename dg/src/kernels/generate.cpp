@@ -39,11 +39,26 @@ GeneratedKernels generate_kernels(const KernelSpec& spec) {
     kernels::write_unfused(w, spec, pieces, out);
     kernels::write_updates(w);
   }
+  kernels::write_halo_pack(w);
   out.source = w.str();
   return out;
 }
 
 namespace kernels {
+
+void write_halo_pack(rtcg::SourceWriter& w) {
+  w.line("// Parallel runs: the traces of this rank's H halo faces, out [H][NCOMP][NFP] in each face's");
+  w.line("// own node order, from the state q; faces [H][2] = (element, face).");
+  w.line("RTCG_KERNEL(rtdg_pack_halo)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT out, "
+         "const int* RTCG_RESTRICT faces, int H, int K)");
+  auto body = w.block("");
+  auto loop = w.block("RTCG_GLOBAL_LOOP(s, static_cast<long long>(H) * NCOMP * NFP)");
+  w.line("const int h = static_cast<int>(s / (NCOMP * NFP));");
+  w.line("const int r = static_cast<int>(s - static_cast<long long>(h) * (NCOMP * NFP));");
+  w.line("const int c = r / NFP;");
+  w.line("const int j = r - c * NFP;");
+  w.line("out[s] = q[QIDX(c, faces[2 * h], rtdg_fmask[faces[2 * h + 1] * NFP + j])];");
+}
 
 bool flux_is_linear(const fluxes::Lowered& flux) {
   // Per node: does it depend on the state (linearly: `linear`), on nothing that varies (a
@@ -107,7 +122,7 @@ std::string kernel_hash(const KernelSpec& spec) {
   if (!spec.law || !spec.element) throw Error("kernel_hash: no law or element given");
   // Bump when any kernel family's generated code changes meaning or speed, so stored tuning
   // results of the old generator are not reused.
-  static constexpr std::string_view generator_version = "rtdg-dg-kernels-3 (unfused, fused stage, tensor products)";
+  static constexpr std::string_view generator_version = "rtdg-dg-kernels-4 (unfused, fused stage, tensor products; halo faces, element ranges)";
   // The incident wave is left out (its constants do not change which plan wins); the
   // boundary pieces only read it.
   const kernels::Pieces pieces = kernels::lower_pieces(spec);

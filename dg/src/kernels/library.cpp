@@ -81,7 +81,7 @@ void write_library_kernels(rtcg::SourceWriter& w, const KernelSpec& spec, const 
     w.line("const int f = m / NFP;");
     w.line("const int iM = rtdg_fmask[m];");
     kernels::load_state(w, components, "k", "iM", "u");
-    kernels::write_face_flux(w, spec, pieces);
+    kernels::write_face_flux(w, spec, pieces, false);
     for (int comp = 0; comp < components; ++comp)
       w.line("Fs[static_cast<long long>(" + c(comp) + " * K + k) * NFN + m] = fg[DIM] * dF[" + c(comp) + "];");
   }

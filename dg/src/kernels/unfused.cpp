@@ -84,8 +84,8 @@ void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, c
   // extents = [per_block][rows][columns]: the block's scratch; inner = one element's.
   const std::string inner = extents.substr(extents.find(']') + 1);
   w.line("  __shared__ real " + scratch + "_all" + extents + ";");
-  w.line("  const int k = static_cast<int>(blockIdx.x) * " + per_block + " + static_cast<int>(threadIdx.y);");
-  w.line("  const bool active = k < K;");
+  w.line("  const int k = kb + static_cast<int>(blockIdx.x) * " + per_block + " + static_cast<int>(threadIdx.y);");
+  w.line("  const bool active = k < ke;");
   // A pointer to the element's rows: the extents after the first of `inner`.
   const std::string row = inner.substr(inner.find(']') + 1);
   w.line("  real (*" + scratch + ")" + row + " = " + scratch + "_all[threadIdx.y];");
@@ -94,7 +94,7 @@ void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, c
   w.line("#define RTDG_SYNC() __syncthreads()");
   w.line("#else");
   w.line("#pragma omp parallel for schedule(static)");
-  w.line("  for (int k = 0; k < K; ++k) {");
+  w.line("  for (int k = kb; k < ke; ++k) {");
   w.line("  real " + scratch + inner + ";");
   w.line("#define RTDG_NODES(i) for (int i = 0; i < NP; ++i)");
   w.line("#define RTDG_FACE_NODES(m) for (int m = 0; m < NFN; ++m)");
@@ -138,7 +138,7 @@ void write_unfused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& 
   write_volume_body(volume, spec, pieces);
   write_element_kernel(w,
                        "rtdg_volume)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT drdx, "
-                       "const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT D, const real* RTCG_RESTRICT prm, real t, int K",
+                       "const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT D, const real* RTCG_RESTRICT prm, real t, int K, int kb, int ke",
                        std::to_string(out.volume_elements_per_block), "G", "[" + std::to_string(out.volume_elements_per_block) + "][NCOMP * DIM][NP]",
                        volume.str());
 
@@ -148,7 +148,8 @@ void write_unfused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& 
   write_element_kernel(w,
                        "rtdg_surface)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT fgeo, "
                        "const int* RTCG_RESTRICT vmapP, const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, "
-                       "const real* RTCG_RESTRICT LIFT, const real* RTCG_RESTRICT prm, real t, int K",
+                       "const real* RTCG_RESTRICT LIFT, const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) +
+                           ", int K, int kb, int ke",
                        std::to_string(out.surface_elements_per_block), "sF", "[" + std::to_string(out.surface_elements_per_block) + "][NCOMP][NFN]",
                        surface.str());
 

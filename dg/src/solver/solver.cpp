@@ -5,6 +5,7 @@
 #include "dg/error.hpp"
 #include "dg/wave_speed.hpp"
 #include "solver/geometry_arrays.hpp"
+#include "solver/halo.hpp"
 
 #include <fluxes/evaluate.hpp>
 #include <fluxes/law_lowering.hpp>
@@ -15,6 +16,7 @@
 #include <rtcg/reduction.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -75,6 +77,8 @@ struct Engine {
   virtual void download_range(std::size_t offset, std::span<double> out) const = 0;  // kernel layout
   virtual const void* state_data() const = 0;  // the device state q (kernel layout)
   virtual void step(double t, double dt) = 0;
+  double exchange_seconds = 0;  // time in exchange_halo
+  bool exchange_on = true;      // Solver::set_halo_exchange
   // Called with each Runge-Kutta stage's output state (device, kernel layout) when set: the
   // shock capturing of dg/stabilization.hpp, applied stage by stage as Zhang & Shu's limiter needs.
   std::function<void(void*)> after_stage;
@@ -112,17 +116,26 @@ struct EngineT final : Engine {
   int K, dim, components;
   std::size_t n;
   std::shared_ptr<const rtcg::Module> module;
-  std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp, stage_lserk, stage_ssp;
+  std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp, stage_lserk, stage_ssp, pack_halo;
   // q: the state. rhs_: L(q) (unfused), or scratch. q_alt: the fused kernels' output state
   // (swapped with q after each stage). u1, u2: SSP-RK3 stage states.
   rtcg::Array<T> q, rhs_, res, q_alt, u1, u2;
   rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
+  // Parallel runs: H halo faces; halo_faces [H][2] (element, face) to pack; halo_out our traces
+  // of them, halo_in the neighbours' ([H][components][Nfp] each), staged through the host
+  // buffers for the exchange. A serial run has H = 0 and one-value placeholders.
+  int H = 0;
+  HaloExchange* exchange = nullptr;
+  rtcg::Array<std::int32_t> halo_faces;
+  rtcg::Array<T> halo_out, halo_in;
+  std::vector<T> host_out, host_in;
 
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
 
   EngineT(rtcg::Backend& b, const GeneratedKernels& kernels, const Geometry& geometry, Integrator integ,
-          const Plan& p, int K_, int dim_, int components_, std::size_t n_)
+          const Plan& p, int K_, int dim_, int components_, std::size_t n_, const std::vector<std::int32_t>& pack,
+          std::size_t halo_values, HaloExchange* exchange_)
       : backend(b), generated(kernels), integrator(integ), plan(p), K(K_), dim(dim_), components(components_), n(n_),
         q(b, n_), rhs_(b, n_), res(b, n_), q_alt(b, 1), u1(b, integ == Integrator::ssprk3 ? n_ : 1),
         u2(b, integ == Integrator::ssprk3 ? n_ : 1),
@@ -133,7 +146,17 @@ struct EngineT final : Engine {
         AL(rtcg::Array<T>::from_host(b, convert(geometry.AL))),
         fgeo(rtcg::Array<T>::from_host(b, convert(geometry.fgeo))), prm(rtcg::Array<T>::from_host(b, convert(geometry.prm))),
         vmapP(rtcg::Array<std::int32_t>::from_host(b, geometry.vmapP)),
-        bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)) {
+        bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)),
+        H(static_cast<int>(pack.size() / 2)), exchange(exchange_),
+        halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
+        halo_out(b, 1), halo_in(b, 1) {
+    if (H > 0) {
+      halo_out = rtcg::Array<T>(b, halo_values);
+      halo_in = rtcg::Array<T>(b, halo_values);
+      halo_in.fill(T(0));
+      host_out.resize(halo_values);
+      host_in.resize(halo_values);
+    }
     load_kernels();
     update_shape_ = make_update_shape();
     q.fill(T(0));
@@ -153,6 +176,7 @@ struct EngineT final : Engine {
   void use(std::shared_ptr<const rtcg::Module> compiled) {
     module = std::move(compiled);
     volume = surface = lserk = ssp = stage_lserk = stage_ssp = nullptr;
+    pack_halo = module->kernel("rtdg_pack_halo");
     if (generated.fusion == Fusion::stage) {
       stage_lserk = module->kernel("rtdg_stage_lserk");
       stage_ssp = module->kernel("rtdg_stage_ssp");
@@ -212,12 +236,32 @@ struct EngineT final : Engine {
     return shape;
   }
 
+  // Parallel runs: the neighbour ranks' traces of `state` into halo_in, before every L(state).
+  // Our traces are packed on the device and staged through the host for the exchange.
+  void exchange_halo(const rtcg::Array<T>& state) {
+    if (H == 0 || !exchange_on) return;
+    const auto start = std::chrono::steady_clock::now();
+    rtcg::LaunchShape shape;
+    const std::size_t values = halo_out.size();
+    const std::size_t sms = static_cast<std::size_t>(std::max(1, backend.device_info().multiprocessors));
+    shape.block = {256, 1, 1};
+    shape.grid = {static_cast<unsigned>(std::clamp<std::size_t>((values + 255) / 256, 1, sms * 32)), 1, 1};
+    (*pack_halo)(shape, state.data(), halo_out.data(), halo_faces.data(), H, K);
+    halo_out.copy_to_host(std::span<T>(host_out));
+    exchange->start(host_out.data(), host_in.data(), values / static_cast<std::size_t>(H) * sizeof(T));
+    exchange->finish();
+    halo_in.copy_from_host(host_in);
+    exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
   void evaluate_rhs(const rtcg::Array<T>& state, double t) {
+    exchange_halo(state);
     const int Kargs = K;
     (*volume)(element_shape(generated.volume_threads, generated.volume_elements_per_block), state.data(), rhs_.data(),
-              drdx.data(), xyz.data(), D.data(), prm.data(), static_cast<T>(t), Kargs);
+              drdx.data(), xyz.data(), D.data(), prm.data(), static_cast<T>(t), Kargs, 0, Kargs);
     (*surface)(element_shape(generated.surface_threads, generated.surface_elements_per_block), state.data(), rhs_.data(),
-               fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t), Kargs);
+               fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t),
+               halo_in.data(), H, Kargs, 0, Kargs);
   }
 
   // The volume operator's tensor-core fragments for the plan's derivative (unused by scalar
@@ -226,18 +270,18 @@ struct EngineT final : Engine {
 
   // Fused LSERK stage: res = a res + dt L(in, t); out = in + b res.
   void fused_lserk(const rtcg::Array<T>& in, rtcg::Array<T>& out, rtcg::Array<T>& r, double t, double a, double b, double dt) {
+    exchange_halo(in);
     (*stage_lserk)(stage_shape(), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
                    xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(), static_cast<T>(t),
-                   static_cast<T>(a), static_cast<T>(b),
-                   static_cast<T>(dt), K);
+                   halo_in.data(), H, static_cast<T>(a), static_cast<T>(b), static_cast<T>(dt), K, 0, K);
   }
   // Fused SSP stage: out = alpha u0 + beta (in + dt L(in, t)).
   void fused_ssp(const rtcg::Array<T>& in, const rtcg::Array<T>& u0, rtcg::Array<T>& out, double t, double alpha,
                  double beta, double dt) {
+    exchange_halo(in);
     (*stage_ssp)(stage_shape(), in.data(), u0.data(), out.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
                  xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(), static_cast<T>(t),
-                 static_cast<T>(alpha),
-                 static_cast<T>(beta), static_cast<T>(dt), K);
+                 halo_in.data(), H, static_cast<T>(alpha), static_cast<T>(beta), static_cast<T>(dt), K, 0, K);
   }
 
   void upload_state(const std::vector<double>& values) override { q.copy_from_host(convert(values)); }
@@ -570,7 +614,7 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
     const double c = speed.dag[speed.outputs[0]].value;
     const double eps = law_parameter(law, setup.parameters, "eps", 1.0);
     const double mu = law_parameter(law, setup.parameters, "mu", 1.0);
-    const double front = plane_wave_front(disc, setup.incident->direction);
+    const double front = setup.incident_front ? *setup.incident_front : plane_wave_front(disc, setup.incident->direction);
     s.incident = lower_plane_wave(law, *setup.incident, c, std::sqrt(mu / eps), front);
   }
 
@@ -588,13 +632,19 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
 
   Geometry geometry = kernel_geometry(disc, geometry_codes, setup.parameters);
   append_element_parameters(geometry.prm, setup.parameters, setup.element_parameters, spec.per_element, K);
+  const std::vector<std::int32_t> pack =
+      apply_halo(geometry, disc, setup.halo, s.components, setup.parameters, spec.per_element);
+  const std::size_t halo_values = count(static_cast<long long>(pack.size() / 2), s.components, element.Nfp);
   s.face_codes = geometry.bcode;
 
   const std::size_t n = count(s.components, K, Np);
+  HaloExchange* exchange = setup.halo.exchange;
   if (setup.scalar == fluxes::ScalarType::float32)
-    s.engine = std::make_unique<EngineT<float>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim, s.components, n);
+    s.engine = std::make_unique<EngineT<float>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim,
+                                                s.components, n, pack, halo_values, exchange);
   else
-    s.engine = std::make_unique<EngineT<double>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim, s.components, n);
+    s.engine = std::make_unique<EngineT<double>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim,
+                                                 s.components, n, pack, halo_values, exchange);
   if (setup.stabilization.active()) {
     s.stabilizer = std::make_unique<Stabilizer>(backend, disc, law, setup.parameters, setup.stabilization, setup.scalar,
                                                 setup.plan.layout);
@@ -681,6 +731,10 @@ double Solver::stable_dt(double cfl) const {
 }
 
 void Solver::step(double t, double dt) { impl_->engine->step(t, dt); }
+
+double Solver::exchange_seconds() const { return impl_->engine->exchange_seconds; }
+
+void Solver::set_halo_exchange(bool on) { impl_->engine->exchange_on = on; }
 
 void Solver::set_plan(const Plan& plan, StateOnReplan state) {
   Impl& s = *impl_;

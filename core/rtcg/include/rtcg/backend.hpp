@@ -83,6 +83,9 @@ private:
 // when false is available from cuda_unavailable_reason().
 bool cuda_available();
 std::string cuda_unavailable_reason();
+// CUDA devices the driver reports (0 when CUDA is unusable); the backend takes device
+// RTDG_CUDA_DEVICE (default 0).
+int cuda_device_count();
 
 // "cuda", "host" or "auto" (cuda when usable, else host; the choice is logged). The backend
 // lives for the rest of the process. Throws rtcg::Error for an unknown name, or for "cuda"
