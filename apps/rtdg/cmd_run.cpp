@@ -4,6 +4,7 @@
 // The work is rtdg::runner::run; this file maps the command line onto it.
 #include "rtdg/command.hpp"
 
+#include <dg/parallel.hpp>
 #include <runner/run.hpp>
 
 #include <csignal>
@@ -41,7 +42,7 @@ void setup_run(CLI::App& rtdg) {
     options.overrides = arguments->overrides;
     options.overwrite = arguments->overwrite;
     const rtdg::runner::RunSummary summary = rtdg::runner::run(options);
-    std::cout << rtdg::runner::format_summary(summary);
+    if (rtdg::dg::world().rank() == 0) std::cout << rtdg::runner::format_summary(summary);
     // A run stopped by a signal has saved its checkpoint; report the signal the usual way.
     if (summary.interrupted && rtdg::runner::stop_signal().load() != 0)
       throw CLI::RuntimeError(128 + rtdg::runner::stop_signal().load());

@@ -2,11 +2,13 @@
 #include "runner/run.hpp"
 
 #include "farfield_run.hpp"
+#include "parallel_run.hpp"
 #include "progress.hpp"
 #include "runner/problem.hpp"
 
 #include <config/run_config.hpp>
 #include <dg/discretization.hpp>
+#include <dg/parallel.hpp>
 #include <dg/solver.hpp>
 #include <dg/tuning.hpp>
 #include <fluxes/law.hpp>
@@ -96,6 +98,8 @@ struct Setup : Problem {
   std::unique_ptr<dg::Solver> solver;
   std::string plan_source;  // where the solver's plan came from (database, tuned now, checkpoint, ...)
   double dt = 0;            // the step in use (time.dt_update_every changes it); checkpoints record it
+  Part part;                // a parallel run's part of the mesh (parallel_run.hpp)
+  const dg::Communicator& comm() const { return part.comm ? *part.comm : dg::world(); }
 };
 
 // `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
@@ -105,15 +109,40 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   s.fingerprint = mesh_fingerprint(s.mesh);
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
+  const dg::Communicator& comm = dg::world();
+  s.part.comm = &comm;
+  if (comm.size() > 1) {
+    if (cfg.farfield.enabled)
+      throw std::runtime_error("the far-field transform ([farfield]) does not run in parallel runs yet; run this config "
+                               "on one rank (without mpirun)");
+    choose_device(comm, cfg.backend);
+    make_part(s, s.part, comm, log);
+  }
   rtcg::Backend& backend = rtcg::backend(cfg.backend);
-  log << "[rtdg] " << s.law.name << " on " << s.disc.K << " " << dg::shape_name(s.disc.element.shape) << "s of order "
-      << cfg.order << " (" << s.law.state_components() << " x " << s.disc.K << " x " << s.disc.element.Np
+  const int K = s.part.parallel() ? s.part.global_K : s.disc.K;
+  log << "[rtdg] " << s.law.name << " on " << K << " " << dg::shape_name(s.disc.element.shape) << "s of order "
+      << cfg.order << " (" << s.law.state_components() << " x " << K << " x " << s.disc.element.Np
       << " values), backend " << backend.name() << " (" << backend.device_info().name << "), " << cfg.precision << "\n";
   const auto start = std::chrono::steady_clock::now();
   s.solver = std::make_unique<dg::Solver>(backend, s.disc, setup);
   if (!restart_plan.empty()) {
     s.solver->set_plan(dg::plan_from_text(restart_plan));
     s.plan_source = "the checkpoint's";
+  } else if (s.part.parallel()) {
+    // One plan for every rank: rank 0 chooses (timing its own part, the halo traces held as
+    // last received, so it needs no other rank), the others take it.
+    std::string plan;
+    if (comm.rank() == 0) {
+      s.solver->set_halo_exchange(false);
+      const dg::PlanChoice choice = dg::choose_plan(*s.solver, rtcg::tune::tune_mode(), rtcg::tune::global_tuning_db(),
+                                                    dg::tune_budget_seconds(), dg::PlanSpace::for_backend(backend.kind()), &log);
+      s.solver->set_halo_exchange(true);
+      s.plan_source = choice.source + ", on rank 0";
+      plan = dg::to_text(s.solver->setup().plan);
+    }
+    plan = comm.broadcast(plan, 0);
+    s.plan_source = comm.broadcast(s.plan_source, 0);
+    s.solver->set_plan(dg::plan_from_text(plan));
   } else {
     const dg::PlanChoice choice = dg::choose_plan(*s.solver, rtcg::tune::tune_mode(), rtcg::tune::global_tuning_db(),
                                                   dg::tune_budget_seconds(), dg::PlanSpace::for_backend(backend.kind()), &log);
@@ -125,10 +154,16 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       << ")\n";
 }
 
+// Collective in a parallel run: every rank's state goes to rank 0, which alone gets the values
+// (the other ranks get a solution without values and write nothing).
 output::Solution snapshot(const Setup& s, double t, long long step) {
-  output::Solution sol = output::make_solution(s.disc);
+  const bool parallel = s.part.parallel();
+  output::Solution sol = parallel && s.part.root() ? output::make_solution(s.part.global_disc)
+                         : parallel               ? output::Solution{}
+                                                  : output::make_solution(s.disc);
   sol.names = s.solver->component_names();
-  sol.values = s.solver->state();
+  sol.values = parallel ? gather_state(s.part, s.solver->state(), s.solver->components(), s.disc.element.Np)
+                        : s.solver->state();
   sol.precision = s.cfg.precision;
   sol.time = t;
   sol.step = step;
@@ -165,13 +200,27 @@ void prepare_output_dir(const fs::path& dir, const config::RunConfig& cfg, bool 
 // ", field Ez is 3.2e+07 in element 5 (node 3 at x = 0.25, y = 0.5)": where a value sits.
 std::string value_place(const Setup& s, const dg::Solver::BadValue& v) {
   std::ostringstream text;
+  const int element = s.part.local ? s.part.local->element_global[static_cast<std::size_t>(v.element)] : v.element;
   text << ", field " << s.solver->component_names().at(static_cast<std::size_t>(v.component)) << " is "
-       << format_number(v.value) << " in element " << v.element << " (node " << v.node
+       << format_number(v.value) << " in element " << element << " (node " << v.node
        << " at x = " << format_number(s.disc.x(v.node, v.element));
   if (s.disc.dim > 1) text << ", y = " << format_number(s.disc.y(v.node, v.element));
   if (s.disc.dim > 2) text << ", z = " << format_number(s.disc.z(v.node, v.element));
   text << ")";
   return text.str();
+}
+
+// value_place of the first non-finite value (`bad`) or of the largest |value|, from the rank
+// that holds it (collective in a parallel run: every rank calls it and gets the same text).
+std::string place_of(const Setup& s, bool bad) {
+  std::string text;
+  const bool here = !s.part.parallel() || s.comm().rank() == s.comm().rank_of_max(s.solver->max_abs());
+  if (here) {
+    const auto value = bad ? s.solver->find_bad_value() : s.solver->find_largest_value();
+    if (value) text = value_place(s, *value);
+  }
+  if (!s.part.parallel()) return text;
+  return s.comm().broadcast(text, s.comm().rank_of_max(s.solver->max_abs()));
 }
 
 std::string checkpoint_text(const fs::path& last_checkpoint) {
@@ -183,7 +232,7 @@ std::string failure_text(const Setup& s, long long step, double t, long long goo
                          const fs::path& last_checkpoint) {
   std::ostringstream text;
   text << "the solution stopped being finite: at step " << step << ", t = " << format_number(t);
-  if (const auto bad = s.solver->find_bad_value()) text << value_place(s, *bad);
+  text << place_of(s, true);
   text << "; it was finite at step " << good_step << " (t = " << format_number(good_t) << ")";
   text << checkpoint_text(last_checkpoint);
   text << ". A smaller time.cfl or time.dt usually cures a blow-up.";
@@ -211,7 +260,8 @@ std::string growth_text(const Setup& s, long long step, double t, double largest
                         long long good_step, double good_t, const fs::path& last_checkpoint) {
   std::ostringstream text;
   text << "the solution is growing without bound: at step " << step << ", t = " << format_number(t);
-  if (const auto big = s.solver->find_largest_value()) text << value_place(s, *big);
+  const std::string place = place_of(s, false);
+  if (!place.empty()) text << place;
   else text << ", its largest |value| is " << format_number(largest);
   text << ", above the limit " << format_number(growth.limit()) << " = run.blowup_factor (" << format_number(growth.factor)
        << ") x " << format_number(growth.scale) << " (" << growth.scale_from << ")";
@@ -284,8 +334,19 @@ void check_checkpoint_nodes(const fs::path& file, const output::Solution& checkp
 // margin for other meshes.
 double stable_cfl_limit(const std::string& integrator) { return integrator == "ssprk3" ? 0.8 : 1.5; }
 
+std::string format_balance(const nlohmann::json& ranks);
+
+namespace {
+// Where the ranks other than 0 of a parallel run write their log: nowhere.
+struct NullBuffer : std::streambuf {
+  int overflow(int c) override { return c; }
+};
+}  // namespace
+
 RunSummary run(const RunOptions& options) {
-  std::ostream& log = options.log ? *options.log : std::cerr;
+  NullBuffer null_buffer;
+  std::ostream null_log(&null_buffer);
+  std::ostream& log = dg::world().rank() != 0 ? null_log : options.log ? *options.log : std::cerr;
   SignalGuard signals;
   Setup s;
   std::optional<output::Solution> restart;
@@ -315,6 +376,12 @@ RunSummary run(const RunOptions& options) {
   }
   dg::Solver& solver = *s.solver;
   rtcg::Backend& backend = solver.backend();
+  const dg::Communicator& comm = s.comm();
+  const bool parallel = s.part.parallel();
+  const bool root = comm.rank() == 0;
+  const int global_K = parallel ? s.part.global_K : s.disc.K;
+  // Rank 0 of a parallel run sees the whole mesh's discretization (output, probes, restart).
+  const dg::Discretization& whole = parallel ? s.part.global_disc : s.disc;
 
   double t = 0;
   long long step = 0;
@@ -324,29 +391,35 @@ RunSummary run(const RunOptions& options) {
       throw std::runtime_error("the checkpoint " + options.restart->string() + " was written on a different mesh than " +
                                cfg.mesh_file.string() + " gives now (fingerprint " + restart->mesh_fingerprint +
                                " vs " + s.fingerprint + "); restart with the mesh the run started from");
-    if (restart->names != solver.component_names() || restart->K != s.disc.K || restart->N != cfg.order)
+    if (restart->names != solver.component_names() || restart->K != global_K || restart->N != cfg.order)
       throw std::runtime_error("the checkpoint " + options.restart->string() +
                                " does not match the run's fields, elements or order");
-    check_checkpoint_nodes(*options.restart, *restart, s.disc);
-    solver.set_state(restart->values);
+    if (root) check_checkpoint_nodes(*options.restart, *restart, whole);
+    // A checkpoint holds the whole mesh however many ranks wrote it: each rank takes its part.
+    solver.set_state(parallel ? local_state(s.part, restart->values, solver.components(), s.disc.element.Np)
+                              : restart->values);
     // The growth check's scale is the original run's (see below), so a continued run stops
     // where the uninterrupted one would.
-    if (cfg.initial == "law" && cfg.blowup_factor > 0) initial_scale = largest_abs(solver.initial_values());
+    if (cfg.initial == "law" && cfg.blowup_factor > 0) initial_scale = comm.max(largest_abs(solver.initial_values()));
     t = restart->time;
     step = restart->step;
     log << "[rtdg] restarting from " << options.restart->string() << " at step " << step << ", t = " << format_number(t)
         << "\n";
   } else {
-    prepare_output_dir(output_dir, cfg, options.overwrite);
+    if (root) prepare_output_dir(output_dir, cfg, options.overwrite);
     if (cfg.initial == "law") {
       const std::vector<double> values = solver.initial_values();
-      initial_scale = largest_abs(values);
+      initial_scale = comm.max(largest_abs(values));
       solver.set_state(values);
+    } else {
+      // "zero": set, not assumed: tuning at set-up (dg::choose_plan) steps the solver from a
+      // state of its own and leaves that behind.
+      solver.set_state(std::vector<double>(solver.size(), 0.0));
     }
   }
-  fs::create_directories(output_dir / "snapshots");
-  fs::create_directories(output_dir / "checkpoints");
-  {
+  if (root) {
+    fs::create_directories(output_dir / "snapshots");
+    fs::create_directories(output_dir / "checkpoints");
     std::ofstream out(output_dir / "config.toml");
     out << cfg.effective_toml;
   }
@@ -354,7 +427,7 @@ RunSummary run(const RunOptions& options) {
   // With time.dt_update_every = n the step is re-evaluated from the state at steps 0, n, 2n, ...
   // (below); in between, a restart continues with the step its checkpoint records.
   s.dt = cfg.dt ? *cfg.dt : restart && restart->dt > 0 && cfg.dt_update_every > 0 ? restart->dt
-                                                                                  : solver.stable_dt(cfg.cfl.value_or(0.5));
+                                                                                  : comm.min(solver.stable_dt(cfg.cfl.value_or(0.5)));
   double& dt = s.dt;
   warn_about_cfl(cfg, solver, dt, log);
   // The far-field transform (docs/scattering.md); a restart continues its sums.
@@ -364,7 +437,7 @@ RunSummary run(const RunOptions& options) {
     if (restart) farfield->restore(*restart);
   }
   const double T = cfg.final_time;
-  const std::size_t dofs = solver.size();
+  const std::size_t dofs = static_cast<std::size_t>(comm.sum(static_cast<long long>(solver.size())));
 
   RunSummary summary;
   summary.output_dir = output_dir;
@@ -381,19 +454,61 @@ RunSummary run(const RunOptions& options) {
   // Output: probes, snapshots (HDF5 + VTU + PVD) and checkpoints.
   std::vector<output::ProbeSpec> probe_specs;
   for (const config::Probe& p : cfg.probes) probe_specs.push_back({p.name, p.points, p.fields, p.every});
-  output::Probes probes(s.disc, s.mesh, solver.component_names(), probe_specs);
-  probes.open(output_dir, restart ? std::optional<double>(t) : std::nullopt);
+  // Rank 0 holds the probes (on the whole mesh); in a parallel run the ranks owning a probe's
+  // element send its values there when a probe is due.
+  output::Probes probes(root ? whole : s.disc, root || !parallel ? s.mesh : s.part.local->mesh, solver.component_names(),
+                        root ? probe_specs : std::vector<output::ProbeSpec>{});
+  if (root) probes.open(output_dir, restart ? std::optional<double>(t) : std::nullopt);
   // Probes read only their elements' values: a small copy per step instead of the whole state.
   std::vector<int> probe_elements;
   for (std::size_t p = 0; p < probes.size(); ++p)
     for (const output::ProbePoint& point : probes.points(p)) probe_elements.push_back(point.element);
   std::sort(probe_elements.begin(), probe_elements.end());
   probe_elements.erase(std::unique(probe_elements.begin(), probe_elements.end()), probe_elements.end());
-  std::vector<double> probe_values(probe_elements.empty() ? 0 : solver.size(), 0.0);
+  const int Np = s.disc.element.Np, components = solver.components();
+  std::vector<int> own_probe_elements;  // parallel: this rank's (local numbers) of rank 0's list
+  std::vector<int> own_probe_global;
+  if (parallel) {
+    std::string list;
+    for (const int k : probe_elements) list += std::to_string(k) + " ";
+    std::istringstream all(comm.broadcast(list, 0));
+    std::vector<int> local_of(static_cast<std::size_t>(global_K), -1);
+    for (std::size_t k = 0; k < s.part.local->element_global.size(); ++k)
+      local_of[static_cast<std::size_t>(s.part.local->element_global[k])] = static_cast<int>(k);
+    for (int g; all >> g;)
+      if (local_of[static_cast<std::size_t>(g)] >= 0) {
+        own_probe_elements.push_back(local_of[static_cast<std::size_t>(g)]);
+        own_probe_global.push_back(g);
+      }
+  }
+  std::vector<double> probe_values(probe_elements.empty() ? 0 : static_cast<std::size_t>(components) * static_cast<std::size_t>(global_K) * static_cast<std::size_t>(Np), 0.0);
+  std::vector<double> local_probe_values(parallel && !own_probe_elements.empty() ? solver.size() : 0, 0.0);
   auto record_probes = [&] {
-    solver.copy_elements(probe_elements, probe_values);
+    if (!parallel) {
+      solver.copy_elements(probe_elements, probe_values);
+      probes.record(probe_values, t, step);
+      return;
+    }
+    // Each rank: its probe elements' [element][component][Np] values, gathered on rank 0.
+    std::vector<double> mine;
+    if (!own_probe_elements.empty()) solver.copy_elements(own_probe_elements, local_probe_values);
+    const std::size_t Kl = s.part.local->element_global.size();
+    for (const int k : own_probe_elements)
+      for (int c = 0; c < components; ++c)
+        for (int i = 0; i < Np; ++i)
+          mine.push_back(local_probe_values[(static_cast<std::size_t>(c) * Kl + static_cast<std::size_t>(k)) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)]);
+    const std::vector<double> values = comm.gather(std::span<const double>(mine));
+    const std::vector<int> which = comm.gather(std::span<const int>(own_probe_global));
+    if (!root) return;
+    for (std::size_t e = 0; e < which.size(); ++e)
+      for (int c = 0; c < components; ++c)
+        for (int i = 0; i < Np; ++i)
+          probe_values[(static_cast<std::size_t>(c) * static_cast<std::size_t>(global_K) + static_cast<std::size_t>(which[e])) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)] =
+              values[(e * static_cast<std::size_t>(components) + static_cast<std::size_t>(c)) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)];
     probes.record(probe_values, t, step);
   };
+  // Whether the probes are due after this step: rank 0 decides (it holds them).
+  auto probes_due = [&] { return parallel ? comm.any(root && probes.due(step)) : probes.due(step); };
   const bool write_vtu = cfg.vtu && output::vtu_available();
   if (cfg.vtu && !write_vtu)
     log << "[rtdg] note: this rtdg was built without VTK, so no VTU files are written; convert the HDF5 snapshots with "
@@ -408,16 +523,18 @@ RunSummary run(const RunOptions& options) {
     char stem[64];
     std::snprintf(stem, sizeof stem, "_%04lld", index);
     const fs::path base = output_dir / "snapshots" / (cfg.name + stem);
-    if (cfg.hdf5) output::write_solution(fs::path(base).replace_extension(".h5"), sol);
-    if (write_vtu) {
+    if (root && cfg.hdf5) output::write_solution(fs::path(base).replace_extension(".h5"), sol);
+    if (root && write_vtu) {
       output::write_vtu(fs::path(base).replace_extension(".vtu"), sol);
       pvd->add(t, fs::path(base).replace_extension(".vtu"));
     }
     if (cfg.error) {
-      std::vector<double> difference = sol.values;
+      // Each rank's part, summed: sqrt(sum of the parts' squared errors).
+      std::vector<double> difference = solver.state();
       const std::vector<double> exact = solver.exact_values(t);
       for (std::size_t i = 0; i < difference.size(); ++i) difference[i] -= exact[i];
-      summary.error = solver.l2_norm(difference);
+      const double part = solver.l2_norm(difference);
+      summary.error = parallel ? std::sqrt(comm.sum(part * part)) : part;
       log << "[rtdg] t = " << format_number(t) << ": L2 error " << *summary.error << "\n";
     }
   };
@@ -426,10 +543,11 @@ RunSummary run(const RunOptions& options) {
     std::snprintf(name, sizeof name, "checkpoint_%09lld.h5", step);
     const fs::path file = output_dir / "checkpoints" / name;
     output::Solution checkpoint = snapshot(s, t, step);
+    summary.last_checkpoint = file;
+    if (!root) return;
     if (farfield) farfield->store(checkpoint);
     output::write_solution(file, checkpoint);
     if (farfield) farfield->write(output_dir, t, step);
-    summary.last_checkpoint = file;
     // Keep the newest checkpoint.keep files (names sort by step).
     std::vector<fs::path> all;
     for (const auto& entry : fs::directory_iterator(output_dir / "checkpoints")) {
@@ -456,7 +574,7 @@ RunSummary run(const RunOptions& options) {
   // A reduction on the device (one number comes back): NaN or infinity, or growth past the
   // limit, stops the run before anything is written from that state.
   auto ensure_finite = [&] {
-    const double largest = solver.max_abs();
+    const double largest = comm.max(solver.max_abs());
     if (!std::isfinite(largest)) throw RunFailure(failure_text(s, step, t, good_step, good_t, summary.last_checkpoint));
     if (growth.limit() > 0 && largest > growth.limit())
       throw RunFailure(growth_text(s, step, t, largest, growth, good_step, good_t, summary.last_checkpoint));
@@ -473,7 +591,7 @@ RunSummary run(const RunOptions& options) {
 
   if (!restart) {
     write_snapshot(0);
-    if (probes.due(step)) record_probes();
+    if (probes_due()) record_probes();
   }
 
   Progress progress(log, T, cfg.progress_every, dofs);
@@ -486,14 +604,14 @@ RunSummary run(const RunOptions& options) {
     if (cfg.dt_update_every > 0 && step % cfg.dt_update_every == 0) {
       // The state is checked first, so a blow-up is reported as one, not as a bad wave speed.
       ensure_finite();
-      const double speed = solver.max_wave_speed();
+      const double speed = comm.max(solver.max_wave_speed());
       if (!(speed > 0) || !std::isfinite(speed))
         throw RunFailure("the largest wave speed of the state is " + format_number(speed) + " at step " +
                          std::to_string(step) + ", t = " + format_number(t) +
                          " (time.dt_update_every re-evaluates the step from it): the state left the law's valid "
                          "range (a negative density or pressure, say)" + checkpoint_text(summary.last_checkpoint) +
                          ". Shock capturing ([stabilization]) or a smaller time.cfl may help.");
-      dt = solver.stable_dt(cfg.cfl.value_or(0.5));
+      dt = comm.min(solver.stable_dt(cfg.cfl.value_or(0.5)));
     }
     // A step that would pass the next output time or T is shortened to land on it exactly
     // (a step within 1e-12 of it counts as landing).
@@ -510,7 +628,15 @@ RunSummary run(const RunOptions& options) {
     if (farfield) farfield->sample(t, step);
     const auto io_start = std::chrono::steady_clock::now();
     bool wrote = false;
-    if (probes.due(step)) record_probes();
+    // The decisions every rank must take alike, in one reduction in a parallel run: probes due
+    // (rank 0 holds them), a stop asked for (a signal reaches the ranks at different steps),
+    // a progress line due (timed on rank 0).
+    enum : int { probe_flag = 1, stop_flag = 2, progress_flag = 4 };
+    int flags = (root && probes.due(step) ? probe_flag : 0) |
+                (stop_signal().load() != 0 || (options.stop_after_steps > 0 && taken >= options.stop_after_steps) ? stop_flag : 0) |
+                (root && progress.due(step) ? progress_flag : 0);
+    if (parallel) flags = comm.any_bits(flags);
+    if (flags & probe_flag) record_probes();
     if (reached(next_output, interval)) {
       ensure_finite();
       write_snapshot(next_output);
@@ -524,7 +650,7 @@ RunSummary run(const RunOptions& options) {
       while (reached(next_checkpoint, cinterval)) ++next_checkpoint;
       wrote = true;
     }
-    const bool stop = stop_signal().load() != 0 || (options.stop_after_steps > 0 && taken >= options.stop_after_steps);
+    const bool stop = (flags & stop_flag) != 0;
     if (stop && t < T) {
       ensure_finite();
       write_checkpoint();
@@ -536,7 +662,7 @@ RunSummary run(const RunOptions& options) {
       break;
     }
     if (wrote) output_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - io_start).count();
-    if (progress.due(step)) {
+    if (flags & progress_flag) {
       backend.synchronize();
       ensure_finite();
       progress.line(t, step);
@@ -555,7 +681,8 @@ RunSummary run(const RunOptions& options) {
   summary.dt = dt;  // the last step in use (time.dt_update_every changes it)
   summary.final_step = step;
   summary.time = t;
-  summary.wall_seconds = std::max(0.0, loop_seconds - output_seconds);
+  // The slowest rank's time is the run's.
+  summary.wall_seconds = comm.max(std::max(0.0, loop_seconds - output_seconds));
   summary.seconds_per_step = taken ? summary.wall_seconds / static_cast<double>(taken) : 0;
   summary.dofs_per_second =
       summary.wall_seconds > 0 ? static_cast<double>(dofs) * static_cast<double>(taken) / summary.wall_seconds : 0;
@@ -572,15 +699,46 @@ RunSummary run(const RunOptions& options) {
                       {"device", summary.device},
                       {"precision", summary.precision},
                       {"order", cfg.order},
-                      {"elements", s.disc.K},
+                      {"elements", global_K},
                       {"law", s.law.name},
                       {"plan", summary.plan},
                       {"plan_source", summary.plan_source},
                       {"interrupted", summary.interrupted},
                       {"last_checkpoint", summary.last_checkpoint.string()}};
   if (summary.error) j["l2_error"] = *summary.error;
+  if (parallel) {
+    // Balance per rank (docs/parallel.md): elements, halo faces, seconds in the halo exchange
+    // (packing, staging through the host and waiting for the neighbours) of the loop's seconds.
+    const double exchange = solver.exchange_seconds();
+    const std::vector<double> exchanges = comm.gather(std::span<const double>(&exchange, 1));
+    const double loop = std::max(0.0, loop_seconds - output_seconds);
+    const std::vector<double> loops = comm.gather(std::span<const double>(&loop, 1));
+    if (root) {
+      nlohmann::json ranks = nlohmann::json::array();
+      for (std::size_t r = 0; r < exchanges.size(); ++r)
+        ranks.push_back({{"rank", r},
+                         {"elements", s.part.rank_elements[r]},
+                         {"halo_faces", s.part.rank_halo_faces[r]},
+                         {"loop_seconds", loops[r]},
+                         {"exchange_seconds", exchanges[r]}});
+      j["parallel"] = {{"ranks", comm.size()}, {"communicator", comm.describe()},
+                       {"partition", s.part.partition_source}, {"balance", ranks}};
+      summary.parallel_report = format_balance(ranks);
+    }
+  }
+  if (!root) return summary;
   std::ofstream(output_dir / "summary.json") << j.dump(2) << "\n";
   return summary;
+}
+
+std::string format_balance(const nlohmann::json& ranks) {
+  std::ostringstream out;
+  out << "balance (rank: elements, halo faces, loop s, of it in the halo exchange):";
+  for (const auto& r : ranks)
+    out << "\n  " << r["rank"].get<int>() << ": " << r["elements"].get<int>() << ", " << r["halo_faces"].get<int>() << ", "
+        << format_number(r["loop_seconds"].get<double>()) << " s, " << format_number(r["exchange_seconds"].get<double>())
+        << " s";
+  return out.str();
 }
 
 std::string format_summary(const RunSummary& s) {
@@ -592,6 +750,7 @@ std::string format_summary(const RunSummary& s) {
         << " DOF/s (" << s.dofs << " DOFs, " << s.backend << ", " << s.precision << ")";
   if (!s.plan.empty()) out << "\nkernel plan: " << s.plan << " (" << s.plan_source << ")";
   if (s.error) out << "\nL2 error at the end: " << *s.error;
+  if (!s.parallel_report.empty()) out << "\n" << s.parallel_report;
   out << "\noutput: " << s.output_dir.string();
   if (!s.pvd.empty()) out << "\n  ParaView series: " << s.pvd.string();
   out << "\n  snapshots: " << (s.output_dir / "snapshots").string();

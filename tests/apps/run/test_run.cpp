@@ -162,6 +162,28 @@ TEST_F(Run, TunedPlanIsStoredReusedAndKeptOnRestart) {
   EXPECT_TRUE(same_bits(a.values, c.values)) << "the restarted run differs from the uninterrupted one";
 }
 
+// A zero initial state is zero even when the kernels were tuned at set-up (the tuner steps the
+// solver from a state of its own): a PEC cavity started at zero stays zero.
+TEST_F(Run, ZeroInitialStateSurvivesTuningAtSetUp) {
+  const fs::path root = test::scratch();
+  EnvironmentGuard environment;
+  environment.set("RTDG_TUNE", "force");
+  environment.set("RTDG_TUNING_DB", (root / "tuning.json").string());
+  environment.set("RTDG_TUNE_BUDGET", "300");
+  Quiet quiet;
+  RunOptions options = cavity_options(root / "zero");
+  options.overrides.push_back("initial.condition=\"zero\"");
+  options.overrides.push_back("output.error=false");
+  const RunSummary summary = quiet.run(options);
+  EXPECT_EQ(summary.plan_source.rfind("tuned now: ", 0), 0u) << summary.plan_source;
+  for (const char* name : {"cavity2d_0000.h5", "cavity2d_0003.h5"}) {
+    const output::Solution s = output::read_solution(root / "zero" / "snapshots" / name);
+    double largest = 0;
+    for (const double v : s.values) largest = std::max(largest, std::abs(v));
+    EXPECT_EQ(largest, 0.0) << name;
+  }
+}
+
 TEST_F(Run, SummaryNamesTheDefaultPlanWhenTuningIsOff) {
   const fs::path dir = test::scratch();
   Quiet quiet;

@@ -48,6 +48,7 @@ struct RunSummary {
   std::filesystem::path pvd;      // empty when no VTU was written
   bool interrupted = false;       // stopped by a signal (or stop_after_steps) with a checkpoint
   std::optional<double> error;    // L2 error against the exact solution at the end (output.error)
+  std::string parallel_report;    // parallel runs: the balance per rank (rank 0; lines of text)
 };
 
 // Runs to the final time (or until interrupted). Throws on bad input with the location; a

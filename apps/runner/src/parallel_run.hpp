@@ -1,0 +1,58 @@
+// What `rtdg run` adds for a parallel run (docs/parallel.md): the rank's part of the mesh and
+// its solver set-up, and the moves between the rank-local state and the whole mesh's state on
+// rank 0 (snapshots, checkpoints, restart). A serial run has a Part with parts = 1 and uses
+// none of it.
+#pragma once
+
+#include "runner/problem.hpp"
+
+#include <dg/parallel.hpp>
+#include <mesh/local_mesh.hpp>
+
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rtdg::runner {
+
+struct Part {
+  const dg::Communicator* comm = nullptr;
+  int parts = 1;
+  std::optional<mesh::LocalMesh> local;
+  // Rank 0: the whole mesh's discretization (output coordinates, probes, restart checks);
+  // every rank: the whole mesh's element count.
+  dg::Discretization global_disc;
+  int global_K = 0;
+  // Rank 0: every rank's element_global, in rank order (what gather_state receives), and
+  // each rank's element and halo face counts.
+  std::vector<int> gathered_elements;
+  std::vector<int> rank_elements, rank_halo_faces;
+  std::unique_ptr<dg::HaloExchange> exchange;
+  std::string partition_source;  // "stored in <file>" or "METIS (...)"
+
+  bool parallel() const { return parts > 1; }
+  bool root() const { return !comm || comm->rank() == 0; }
+};
+
+// Cuts the loaded problem (whole mesh and discretization) to this rank's part: partition
+// (stored in the mesh file, else METIS), rank-local mesh and discretization, per-element
+// parameters of the part and of its halo neighbours, the halo exchange and the incident
+// wave's front over the whole mesh. Rank 0 keeps the whole discretization in part.global_disc.
+// Logs the balance (elements and halo faces per rank) on rank 0.
+void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log);
+
+// The whole mesh's state [component][K][Np] on rank 0 from every rank's local state (empty on
+// the other ranks).
+std::vector<double> gather_state(const Part& part, std::span<const double> local, int components, int Np);
+
+// This rank's part [component][K_local][Np] of a whole-mesh state.
+std::vector<double> local_state(const Part& part, std::span<const double> global, int components, int Np);
+
+// Chooses a GPU per rank: RTDG_CUDA_DEVICE when set, else the node-local rank modulo the
+// devices there are (more ranks than GPUs share them).
+void choose_device(const dg::Communicator& comm, const std::string& backend);
+
+}  // namespace rtdg::runner

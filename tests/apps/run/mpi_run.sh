@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Parallel `rtdg run` through MPI against the serial run (docs/parallel.md), on the host
+# backend:
+#   mpi_run.sh <rtdg> <compare_solutions> <mpiexec> <config> <name> [--set ...]
+# - 2 and 3 ranks reproduce the serial run's last snapshot to 1e-12 (the halo exchange hands
+#   over the same traces the serial run reads, so in practice bit for bit);
+# - a checkpoint written by 3 ranks continues on 2 ranks to the serial run's end, bit for bit;
+# - a blow-up (cfl = 10) stops every rank with a non-zero exit, and a failure on rank 0 alone
+#   (an output folder that is taken) ends the other ranks too, within seconds.
+set -uo pipefail
+rtdg=$1 compare=$2 mpiexec=$3 config=$4 name=$5
+shift 5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMP_NUM_THREADS=1
+common=(--set time.final=0.4 --set output.interval=0.2 --set checkpoint.interval=0.2 --set checkpoint.keep=5 "$@")
+fail() { echo "FAILED: $*"; exit 1; }
+run() { local dir=$1; shift; timeout 300 "$@" "$config" --set "run.output_dir=\"$work/$dir\"" "${common[@]}" > "$work/$dir.log" 2>&1; }
+
+run serial "$rtdg" run || { cat "$work/serial.log"; fail "serial run"; }
+last=$(ls "$work/serial/snapshots/${name}"_*.h5 | sort | tail -1)
+for np in 2 3; do
+  run np$np "$mpiexec" -n $np "$rtdg" run || { cat "$work/np$np.log"; fail "$np ranks"; }
+  grep -q "halo faces per rank" "$work/np$np.log" || { cat "$work/np$np.log"; fail "$np ranks: no partition report"; }
+  "$compare" "$last" "$work/np$np/snapshots/$(basename "$last")" 1e-12 || fail "$np ranks differ from the serial run"
+  # Probes: rank 0 writes them with the owning ranks' values.
+  for probe in "$work"/serial/*.csv; do
+    [ -e "$probe" ] || continue
+    cmp -s "$probe" "$work/np$np/$(basename "$probe")" || fail "$np ranks: probe file $(basename "$probe") differs"
+    echo "probe $(basename "$probe"): same as the serial run's on $np ranks"
+  done
+done
+grep -A4 "^balance" "$work/np3.log"
+
+# Restart on 2 ranks from the 3 ranks' first checkpoint: it continues in that run's folder.
+checkpoint=$(ls "$work/np3/checkpoints/"checkpoint_*.h5 | sort | head -1)
+timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" > "$work/restart.log" 2>&1 ||
+  { cat "$work/restart.log"; fail "restart on 2 ranks"; }
+"$compare" "$last" "$work/np3/snapshots/$(basename "$last")" 0 || fail "the 3-to-2 rank restart differs from the serial run"
+
+# A blow-up: every rank stops, non-zero, with the step, time, field and element.
+start=$(date +%s)
+timeout 120 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/blowup\"" --set time.cfl=10 \
+  --set time.final=20 "${@}" > "$work/blowup.log" 2>&1
+code=$?
+[ $code -ne 0 ] && [ $code -ne 124 ] || { cat "$work/blowup.log"; fail "blow-up on 2 ranks: exit $code"; }
+grep -q "growing without bound\|stopped being finite" "$work/blowup.log" || { cat "$work/blowup.log"; fail "blow-up message"; }
+grep -q "in element" "$work/blowup.log" || { cat "$work/blowup.log"; fail "blow-up message names no element"; }
+
+# Rank 0 alone fails (its output folder holds an earlier run): every rank ends, non-zero.
+timeout 120 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/np2\"" "${common[@]}" > "$work/taken.log" 2>&1
+code=$?
+[ $code -ne 0 ] && [ $code -ne 124 ] || { cat "$work/taken.log"; fail "a failure on rank 0: exit $code"; }
+grep -q "already holds" "$work/taken.log" || { cat "$work/taken.log"; fail "rank 0's message"; }
+echo "failure runs ended in $(( $(date +%s) - start )) s"
+echo "OK"
