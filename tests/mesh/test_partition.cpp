@@ -210,6 +210,12 @@ TEST(MeshPartition, ValidateLocalCatchesABrokenHalo) {
   unlisted[0].neighbours.back().count -= 1;
   EXPECT_THAT(error_of([&] { validate_local(unlisted[0], "r0"); }), HasSubstr("has no physical group"));
 
+  // The elements without halo faces come first: a wrong split between the groups is caught.
+  ASSERT_GT(locals[0].interior_elements, 0);
+  std::vector<LocalMesh> split = locals;
+  split[0].interior_elements += 1;
+  EXPECT_NE(error_of([&] { validate_local(split[0], "r0"); }), "");  // the map's order or the split itself
+
   std::vector<LocalMesh> wrong_match = locals;
   std::swap(wrong_match[1].halo_faces[0].vertex_match[0], wrong_match[1].halo_faces[0].vertex_match[1]);
   EXPECT_NO_THROW(validate_local(wrong_match[1], "r1"));  // still a permutation, only the global check sees it

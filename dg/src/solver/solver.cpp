@@ -77,7 +77,7 @@ struct Engine {
   virtual void download_range(std::size_t offset, std::span<double> out) const = 0;  // kernel layout
   virtual const void* state_data() const = 0;  // the device state q (kernel layout)
   virtual void step(double t, double dt) = 0;
-  double exchange_seconds = 0;  // time in exchange_halo
+  double exchange_seconds = 0;  // host time in exchange_start and exchange_finish
   bool exchange_on = true;      // Solver::set_halo_exchange
   // Called with each Runge-Kutta stage's output state (device, kernel layout) when set: the
   // shock capturing of dg/stabilization.hpp, applied stage by stage as Zhang & Shu's limiter needs.
@@ -126,6 +126,9 @@ struct EngineT final : Engine {
   // of them, halo_in the neighbours' ([H][components][Nfp] each), staged through the host
   // buffers for the exchange. A serial run has H = 0 and one-value placeholders.
   int H = 0;
+  // Elements [0, Ki) have no halo face: computed while the traces travel (mesh::LocalMesh puts
+  // them first); [Ki, K) after they arrived. Ki = K without halo faces.
+  int Ki = 0;
   HaloExchange* exchange = nullptr;
   rtcg::Array<std::int32_t> halo_faces;
   rtcg::Array<T> halo_out, halo_in;
@@ -147,9 +150,10 @@ struct EngineT final : Engine {
         fgeo(rtcg::Array<T>::from_host(b, convert(geometry.fgeo))), prm(rtcg::Array<T>::from_host(b, convert(geometry.prm))),
         vmapP(rtcg::Array<std::int32_t>::from_host(b, geometry.vmapP)),
         bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)),
-        H(static_cast<int>(pack.size() / 2)), exchange(exchange_),
+        H(static_cast<int>(pack.size() / 2)), Ki(K_), exchange(exchange_),
         halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
         halo_out(b, 1), halo_in(b, 1) {
+    for (std::size_t h = 0; h < pack.size(); h += 2) Ki = std::min(Ki, static_cast<int>(pack[h]));
     if (H > 0) {
       halo_out = rtcg::Array<T>(b, halo_values);
       halo_in = rtcg::Array<T>(b, halo_values);
@@ -206,18 +210,19 @@ struct EngineT final : Engine {
     res.fill(T(0));
   }
 
-  rtcg::LaunchShape element_shape(int threads, int per_block) const {
+  // Launch shapes for the elements [kb, ke).
+  rtcg::LaunchShape element_shape(int threads, int per_block, int kb, int ke) const {
     rtcg::LaunchShape shape;
     shape.block = {static_cast<unsigned>(threads), static_cast<unsigned>(per_block), 1};
-    shape.grid = {static_cast<unsigned>((K + per_block - 1) / per_block), 1, 1};
+    shape.grid = {static_cast<unsigned>((ke - kb + per_block - 1) / per_block), 1, 1};
     return shape;
   }
 
-  rtcg::LaunchShape stage_shape() const {
+  rtcg::LaunchShape stage_shape(int kb, int ke) const {
     rtcg::LaunchShape shape;
     const int per_block = generated.stage_elements_per_block;
     shape.block = {static_cast<unsigned>(generated.stage_threads), 1, 1};
-    shape.grid = {static_cast<unsigned>((K + per_block - 1) / per_block), 1, 1};
+    shape.grid = {static_cast<unsigned>((ke - kb + per_block - 1) / per_block), 1, 1};
     shape.shared_bytes = static_cast<unsigned>(generated.stage_shared_bytes);
     return shape;
   }
@@ -236,9 +241,11 @@ struct EngineT final : Engine {
     return shape;
   }
 
-  // Parallel runs: the neighbour ranks' traces of `state` into halo_in, before every L(state).
-  // Our traces are packed on the device and staged through the host for the exchange.
-  void exchange_halo(const rtcg::Array<T>& state) {
+  // Parallel runs: the neighbour ranks' traces of `state` into halo_in, in two halves around
+  // the work that does not need them. start: our traces packed on the device, staged to the
+  // host, sent; finish: the neighbours' received and copied to the device. In between, the
+  // kernels of the elements [0, Ki) run (asynchronously on a GPU).
+  void exchange_start(const rtcg::Array<T>& state) {
     if (H == 0 || !exchange_on) return;
     const auto start = std::chrono::steady_clock::now();
     rtcg::LaunchShape shape;
@@ -249,19 +256,33 @@ struct EngineT final : Engine {
     (*pack_halo)(shape, state.data(), halo_out.data(), halo_faces.data(), H, K);
     halo_out.copy_to_host(std::span<T>(host_out));
     exchange->start(host_out.data(), host_in.data(), values / static_cast<std::size_t>(H) * sizeof(T));
+    exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  void exchange_finish() {
+    if (H == 0 || !exchange_on) return;
+    const auto start = std::chrono::steady_clock::now();
     exchange->finish();
     halo_in.copy_from_host(host_in);
     exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
+  // The element split of a stage: [0, Ki) then [Ki, K) around the exchange; one range [0, K)
+  // without halo faces (or with the exchange off).
+  int split() const { return H > 0 && exchange_on ? Ki : K; }
 
   void evaluate_rhs(const rtcg::Array<T>& state, double t) {
-    exchange_halo(state);
-    const int Kargs = K;
-    (*volume)(element_shape(generated.volume_threads, generated.volume_elements_per_block), state.data(), rhs_.data(),
-              drdx.data(), xyz.data(), D.data(), prm.data(), static_cast<T>(t), Kargs, 0, Kargs);
-    (*surface)(element_shape(generated.surface_threads, generated.surface_elements_per_block), state.data(), rhs_.data(),
-               fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t),
-               halo_in.data(), H, Kargs, 0, Kargs);
+    exchange_start(state);
+    const int Kargs = K, Ks = split();
+    (*volume)(element_shape(generated.volume_threads, generated.volume_elements_per_block, 0, Kargs), state.data(),
+              rhs_.data(), drdx.data(), xyz.data(), D.data(), prm.data(), static_cast<T>(t), Kargs, 0, Kargs);
+    auto surface_range = [&](int kb, int ke) {
+      if (ke <= kb) return;
+      (*surface)(element_shape(generated.surface_threads, generated.surface_elements_per_block, kb, ke), state.data(),
+                 rhs_.data(), fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(),
+                 static_cast<T>(t), halo_in.data(), H, Kargs, kb, ke);
+    };
+    surface_range(0, Ks);
+    exchange_finish();
+    surface_range(Ks, Kargs);
   }
 
   // The volume operator's tensor-core fragments for the plan's derivative (unused by scalar
@@ -270,18 +291,32 @@ struct EngineT final : Engine {
 
   // Fused LSERK stage: res = a res + dt L(in, t); out = in + b res.
   void fused_lserk(const rtcg::Array<T>& in, rtcg::Array<T>& out, rtcg::Array<T>& r, double t, double a, double b, double dt) {
-    exchange_halo(in);
-    (*stage_lserk)(stage_shape(), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
-                   xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(), static_cast<T>(t),
-                   halo_in.data(), H, static_cast<T>(a), static_cast<T>(b), static_cast<T>(dt), K, 0, K);
+    auto range = [&](int kb, int ke) {
+      if (ke <= kb) return;
+      (*stage_lserk)(stage_shape(kb, ke), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), vmapP.data(),
+                     bcode.data(), xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(),
+                     static_cast<T>(t), halo_in.data(), H, static_cast<T>(a), static_cast<T>(b), static_cast<T>(dt), K, kb,
+                     ke);
+    };
+    exchange_start(in);
+    range(0, split());
+    exchange_finish();
+    range(split(), K);
   }
   // Fused SSP stage: out = alpha u0 + beta (in + dt L(in, t)).
   void fused_ssp(const rtcg::Array<T>& in, const rtcg::Array<T>& u0, rtcg::Array<T>& out, double t, double alpha,
                  double beta, double dt) {
-    exchange_halo(in);
-    (*stage_ssp)(stage_shape(), in.data(), u0.data(), out.data(), drdx.data(), fgeo.data(), vmapP.data(), bcode.data(),
-                 xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(), static_cast<T>(t),
-                 halo_in.data(), H, static_cast<T>(alpha), static_cast<T>(beta), static_cast<T>(dt), K, 0, K);
+    auto range = [&](int kb, int ke) {
+      if (ke <= kb) return;
+      (*stage_ssp)(stage_shape(kb, ke), in.data(), u0.data(), out.data(), drdx.data(), fgeo.data(), vmapP.data(),
+                   bcode.data(), xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(),
+                   static_cast<T>(t), halo_in.data(), H, static_cast<T>(alpha), static_cast<T>(beta), static_cast<T>(dt), K,
+                   kb, ke);
+    };
+    exchange_start(in);
+    range(0, split());
+    exchange_finish();
+    range(split(), K);
   }
 
   void upload_state(const std::vector<double>& values) override { q.copy_from_host(convert(values)); }

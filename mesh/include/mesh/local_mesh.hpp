@@ -4,7 +4,9 @@
 //
 // Built from the global mesh and a partition by every rank for itself (serial, no MPI):
 //
-// - mesh: a Mesh of the rank's elements, in ascending global element number. Its vertices are
+// - mesh: a Mesh of the rank's elements: first the interior_elements without halo faces, then
+//   those with at least one, each group in ascending global element number (a solver computes
+//   the first group while the halo traces travel). Its vertices are
 //   the ones those elements use, in ascending global vertex number. Connectivity between two
 //   local elements (periodic included) is as in the global mesh, renumbered. A face on the
 //   partition boundary (a "halo face") points to itself in EToE/EToF with an identity
@@ -67,7 +69,8 @@ struct LocalMesh {
   int global_elements = 0;          // K of the global mesh
   int global_vertices = 0;          // Nv of the global mesh
   Mesh mesh;                        // the rank's elements (conventions above)
-  std::vector<int> element_global;  // [K_local] global element number, ascending
+  int interior_elements = 0;        // local elements [0, interior_elements) have no halo face
+  std::vector<int> element_global;  // [K_local] global element number (ascending in each group)
   std::vector<int> vertex_global;   // [Nv_local] global vertex number, ascending
   std::vector<HaloFace> halo_faces;
   std::vector<HaloNeighbour> neighbours;  // ascending rank
@@ -82,7 +85,8 @@ LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int r
 
 // The local mesh's conventions: the Mesh conventions (Validation::full) with halo faces in
 // place of boundary faces, halo_faces sorted and covered by neighbours, the local-to-global
-// maps ascending and in range. Throws MeshError naming `source` and the first culprit.
+// maps in range and ascending (elements: in each of the two groups, interior_elements
+// splitting them correctly). Throws MeshError naming `source` and the first culprit.
 void validate_local(const LocalMesh& local, std::string_view source);
 
 }  // namespace rtdg::mesh
