@@ -6,7 +6,8 @@
 #   over the same traces the serial run reads, so in practice bit for bit);
 # - a checkpoint written by 3 ranks continues on 2 ranks to the serial run's end, bit for bit;
 # - a blow-up (cfl = 10) stops every rank with a non-zero exit, and a failure on rank 0 alone
-#   (an output folder that is taken) ends the other ranks too, within seconds.
+#   (an output folder that is taken) ends the other ranks too, within seconds;
+# - SIGTERM to the launcher stops every rank at one step with a checkpoint.
 set -uo pipefail
 rtdg=$1 compare=$2 mpiexec=$3 config=$4 name=$5
 shift 5
@@ -54,4 +55,17 @@ code=$?
 [ $code -ne 0 ] && [ $code -ne 124 ] || { cat "$work/taken.log"; fail "a failure on rank 0: exit $code"; }
 grep -q "already holds" "$work/taken.log" || { cat "$work/taken.log"; fail "rank 0's message"; }
 echo "failure runs ended in $(( $(date +%s) - start )) s"
+
+# SIGTERM to the launcher reaches every rank; they agree on the step, write one checkpoint and stop.
+"$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/term\"" --set time.final=1000 --set output.interval=0 \
+  "${@}" > "$work/term.log" 2>&1 &
+launcher=$!
+for _ in $(seq 1 600); do grep -q "kernels ready" "$work/term.log" 2>/dev/null && break; sleep 0.1; done
+sleep 1
+kill -TERM $launcher
+for _ in $(seq 1 300); do kill -0 $launcher 2>/dev/null || break; sleep 0.1; done
+kill -0 $launcher 2>/dev/null && { kill -KILL $launcher; cat "$work/term.log"; fail "SIGTERM: the ranks did not stop within 30 s"; }
+grep -q "terminated (SIGTERM)" "$work/term.log" || { cat "$work/term.log"; fail "SIGTERM: no stop message"; }
+ls "$work/term/checkpoints/"checkpoint_*.h5 > /dev/null 2>&1 || { cat "$work/term.log"; fail "SIGTERM: no checkpoint"; }
+echo "SIGTERM: stopped with a checkpoint"
 echo "OK"
