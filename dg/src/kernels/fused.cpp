@@ -66,6 +66,11 @@ struct Scratch {
   int ncolp = 1;          // columns: NE * NCOMP, padded to 8 for tensor products
   int ldq = 1, ldf = 1, ldg = 1, ldy = 0, ldz = 0;
   int nb = 1, ng = 1;     // tensor: column tiles per warp item, items per tile row
+  // Tensor products of the flux derivative: each warp keeps its ipw items' tiles in registers
+  // until every warp has read sG and sF, so sY can take sG's place (alias_y): less shared
+  // memory per block, more blocks per SM.
+  int ipw = 1;
+  bool alias_y = false;
   long long off_f = 0, off_g = 0, off_y = 0, off_z = 0, off_d = 0, off_l = 0, total = 1;
 };
 
@@ -153,16 +158,20 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("}");
   w.line("#else");
   w.line("// Y[col * TLDY + row] = sum_k A(row, k) B[col * TLDB + k] over TM * 8 rows and TK * 4 k, plus the");
-  w.line("// same with A2, B2 when TK2 > 0; A, A2 in fragment order.");
+  w.line("// same with A2, B2 when TK2 > 0; A, A2 in fragment order. A column is written once it is");
+  w.line("// computed, columns in order: Y may lie over B when TLDY <= TLDB (the CUDA alias_y).");
   w.line("template <int TM, int TK, int TLDB, int TK2, int TLDB2, int TLDY>");
   w.line("static inline void rtdg_host_products(const double* A, const double* B, const double* A2, const double* B2, double* Y) {");
-  w.line("  for (int col = 0; col < NCOLP; ++col)");
+  w.line("  for (int col = 0; col < NCOLP; ++col) {");
+  w.line("    double column[TM * 8];");
   w.line("    for (int row = 0; row < TM * 8; ++row) {");
   w.line("      double sum = 0;");
   w.line("      for (int k = 0; k < TK * 4; ++k) sum += A[((row / 8) * TK + k / 4) * 32 + 4 * (row % 8) + k % 4] * B[col * TLDB + k];");
   w.line("      for (int k = 0; k < TK2 * 4; ++k) sum += A2[((row / 8) * TK2 + k / 4) * 32 + 4 * (row % 8) + k % 4] * B2[col * TLDB2 + k];");
-  w.line("      Y[col * TLDY + row] = sum;");
+  w.line("      column[row] = sum;");
   w.line("    }");
+  w.line("    for (int row = 0; row < TM * 8; ++row) Y[col * TLDY + row] = column[row];");
+  w.line("  }");
   w.line("}");
   w.line("#endif");
   w.line("}  // extern \"C++\"");
@@ -200,6 +209,31 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
         w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
         w.line("rtdg_store_tiles<" + nb + ", LDZ>(acc, sZ, mt, col0, lane);");
       });
+    } else if (sc.alias_y) {
+      w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF, sY over sG: every warp's tiles stay in registers");
+      w.line("// until all warps have read sG and sF.");
+      const std::string items = str(mtl) + " * " + ng, ipw = str(sc.ipw);
+      w.line("double acc[" + ipw + "][" + nb + "][2];");
+      w.line("#pragma unroll");
+      {
+        auto loop = w.block("for (int j = 0; j < " + ipw + "; ++j)");
+        w.line("for (int tl = 0; tl < " + nb + "; ++tl) acc[j][tl][0] = acc[j][tl][1] = 0;");
+        w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
+        w.line("if (item >= " + items + ") continue;");
+        w.line("const int mt = item / " + ng + ";");
+        w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc[j], AV, mt, sG, col0, lane);");
+        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
+      }
+      w.line("__syncthreads();");
+      w.line("#pragma unroll");
+      {
+        auto loop = w.block("for (int j = 0; j < " + ipw + "; ++j)");
+        w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
+        w.line("if (item >= " + items + ") continue;");
+        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, item / " + ng + ", (item % " + ng + ") * " + str(sc.nb * 8) +
+               ", lane);");
+      }
     } else {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF.");
       item(mtl, [&] {
@@ -451,6 +485,12 @@ Scratch scratch_of(const KernelSpec& spec) {
         break;
       }
     sc.ng = tiles / sc.nb;
+    if (!by_state) {
+      const int items = (Np + 7) / 8 * sc.ng, warps = sc.threads / 32;
+      sc.ipw = (items + warps - 1) / warps;
+      // Registers for the held tiles: 2 per column tile and item.
+      sc.alias_y = sc.ipw * sc.nb <= 12 && output_ld(Np) <= sc.ldg;
+    }
   }
   const long long cols = sc.ncolp;
   const long long q_size = cols * sc.ldq, f_size = cols * sc.ldf;
@@ -463,8 +503,8 @@ Scratch scratch_of(const KernelSpec& spec) {
   sc.off_z = sc.off_g + g_size;
   sc.off_d = sc.off_z + z_size;
   sc.off_l = sc.off_d + d_size;
-  sc.off_y = sc.off_l + l_size;
-  sc.total = std::max(1LL, sc.off_y + y_size);
+  sc.off_y = sc.alias_y ? sc.off_g : sc.off_l + l_size;
+  sc.total = std::max(1LL, sc.alias_y ? sc.off_l + l_size : sc.off_y + y_size);
   return sc;
 }
 
