@@ -88,6 +88,107 @@ TEST(MaxwellReference, TwoDTransverseElectric) {
   }
 }
 
+// Materials per region: with eps and mu given per element, the upwind (alpha = 1) flux across a
+// face between media (eps1, mu1) | (eps2, mu2) must be the flux of the exact Riemann solution
+// of Maxwell's equations there. Built independently of the law files: in the frame (n, t1, t2)
+// the tangential fields split into two 1D pairs (E.t1, H.t2) and (E.t2, -H.t1), each a wave
+// system with impedance Z = sqrt(mu/eps) on either side; the interface state (e*, h*) follows
+// from the jumps carried by the left- and right-going waves, (e* - e-) = -Z1 (h* - h-) and
+// (e* - e+) = Z2 (h* - h+). Then n.(F(u-) - F*) = (-(n x (H- - H*)) / eps1, n x (E- - E*) / mu1).
+std::array<double, 3> cross3(const std::array<double, 3>& a, const std::array<double, 3>& b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+}
+double dot3(const std::array<double, 3>& a, const std::array<double, 3>& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+// [E flux difference, H flux difference] for E, H on both sides and the unit normal n.
+std::array<std::array<double, 3>, 2> interface_riemann(const std::array<double, 3>& Em, const std::array<double, 3>& Hm,
+                                                       const std::array<double, 3>& Ep, const std::array<double, 3>& Hp,
+                                                       const std::array<double, 3>& n, double eps1, double mu1,
+                                                       double eps2, double mu2) {
+  // t1: a unit vector normal to n; t2 = n x t1.
+  std::array<double, 3> a = std::abs(n[0]) < 0.9 ? std::array<double, 3>{1, 0, 0} : std::array<double, 3>{0, 1, 0};
+  std::array<double, 3> t1 = cross3(n, a);
+  const double norm = std::sqrt(dot3(t1, t1));
+  for (double& v : t1) v /= norm;
+  const std::array<double, 3> t2 = cross3(n, t1);
+  const double Z1 = std::sqrt(mu1 / eps1), Z2 = std::sqrt(mu2 / eps2);
+  auto star = [&](double em, double hm, double ep, double hp) {
+    const double h = (em - ep + Z1 * hm + Z2 * hp) / (Z1 + Z2);
+    return std::pair<double, double>{em - Z1 * (h - hm), h};
+  };
+  const auto [e1, h1] = star(dot3(Em, t1), dot3(Hm, t2), dot3(Ep, t1), dot3(Hp, t2));
+  const auto [e2, h2] = star(dot3(Em, t2), -dot3(Hm, t1), dot3(Ep, t2), -dot3(Hp, t1));
+  std::array<double, 3> dE{}, dH{};
+  for (std::size_t d = 0; d < 3; ++d) {
+    dE[d] = Em[d] - (e1 * t1[d] + e2 * t2[d]);  // E- - E*, up to a normal part n x removes
+    dH[d] = Hm[d] - (h1 * t2[d] - h2 * t1[d]);
+  }
+  std::array<std::array<double, 3>, 2> out{cross3(n, dH), cross3(n, dE)};
+  for (std::size_t d = 0; d < 3; ++d) {
+    out[0][d] *= -1.0 / eps1;
+    out[1][d] *= 1.0 / mu1;
+  }
+  return out;
+}
+
+struct Interface {
+  double eps1, mu1, eps2, mu2;
+};
+const Interface interfaces[] = {{1.0, 1.0, 4.0, 1.0}, {2.25, 0.8, 1.0, 1.0}, {1.0, 1.0, 1.0, 1.0}, {0.5, 3.0, 6.0, 0.25}};
+
+// The law's flux difference with eps and mu per element: element_parameter = this side,
+// neighbour_parameter = the other.
+std::vector<double> run_interface(const Lowered& l, const FaceState& s, const Interface& m) {
+  return evaluate(l.dag, l.outputs, [&](const InputRef& r) {
+    switch (r.kind) {
+      case InputKind::state: return s.qM.at(r.index);
+      case InputKind::exterior: return s.qP.at(r.index);
+      case InputKind::normal: return s.n.at(r.index);
+      case InputKind::element_parameter: return r.index == 0 ? m.eps1 : m.mu1;
+      case InputKind::neighbour_parameter: return r.index == 0 ? m.eps2 : m.mu2;
+      default: ADD_FAILURE() << "unexpected input " << to_string(r.kind); return 0.0;
+    }
+  });
+}
+
+TEST(MaxwellInterface, ThreeDUpwindIsTheExactRiemannSolution) {
+  const Law law = read_law(law_path("maxwell3d.toml"));
+  ASSERT_EQ(law.parameters[0].name, "eps");
+  ASSERT_EQ(law.parameters[1].name, "mu");
+  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), {true, true, false});
+  Random random;
+  for (const Interface& m : interfaces)
+    for (int i = 0; i < 200; ++i) {
+      const FaceState s = random_face(random, 6, 3);
+      const std::vector<double> got = run_interface(flux, s, m);
+      const std::array<double, 3> n{s.n[0], s.n[1], s.n[2]};
+      const auto want = interface_riemann({s.qM[0], s.qM[1], s.qM[2]}, {s.qM[3], s.qM[4], s.qM[5]},
+                                          {s.qP[0], s.qP[1], s.qP[2]}, {s.qP[3], s.qP[4], s.qP[5]}, n, m.eps1, m.mu1,
+                                          m.eps2, m.mu2);
+      for (std::size_t k = 0; k < 6; ++k)
+        expect_close(got[k], want[k / 3][k % 3], 1e-13, "component " + std::to_string(k));
+    }
+}
+
+TEST(MaxwellInterface, TwoDTransverseMagneticUpwindIsTheExactRiemannSolution) {
+  // (Hx, Hy, Ez): E = (0, 0, Ez), H = (Hx, Hy, 0), n in the plane.
+  const Law law = read_law(law_path("maxwell2d_tm.toml"));
+  ASSERT_EQ(law.parameters[0].name, "eps");
+  ASSERT_EQ(law.parameters[1].name, "mu");
+  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), {true, true, false});
+  Random random;
+  for (const Interface& m : interfaces)
+    for (int i = 0; i < 200; ++i) {
+      const FaceState s = random_face(random, 3, 2);
+      const std::vector<double> got = run_interface(flux, s, m);
+      const auto want = interface_riemann({0, 0, s.qM[2]}, {s.qM[0], s.qM[1], 0}, {0, 0, s.qP[2]}, {s.qP[0], s.qP[1], 0},
+                                          {s.n[0], s.n[1], 0}, m.eps1, m.mu1, m.eps2, m.mu2);
+      expect_close(got[0], want[1][0], 1e-13, "Hx");
+      expect_close(got[1], want[1][1], 1e-13, "Hy");
+      expect_close(got[2], want[0][2], 1e-13, "Ez");
+    }
+}
+
 TEST(MaxwellBoundaries, PecAndPmcMirror) {
   const Law law = read_law(law_path("maxwell3d.toml"));
   const std::vector<double> params = resolve_parameters(law);
