@@ -7,7 +7,8 @@
 # - a checkpoint written by 3 ranks continues on 2 ranks to the serial run's end, bit for bit;
 # - a blow-up (cfl = 10) stops every rank with a non-zero exit, and a failure on rank 0 alone
 #   (an output folder that is taken) ends the other ranks too, within seconds;
-# - SIGTERM to the launcher stops every rank at one step with a checkpoint.
+# - SIGTERM to the launcher stops every rank at one step with a checkpoint;
+# - 3 ranks starting at once compile each kernel program once and load it 3 times.
 set -uo pipefail
 rtdg=$1 compare=$2 mpiexec=$3 config=$4 name=$5
 shift 5
@@ -68,4 +69,16 @@ kill -0 $launcher 2>/dev/null && { kill -KILL $launcher; cat "$work/term.log"; f
 grep -q "terminated (SIGTERM)" "$work/term.log" || { cat "$work/term.log"; fail "SIGTERM: no stop message"; }
 ls "$work/term/checkpoints/"checkpoint_*.h5 > /dev/null 2>&1 || { cat "$work/term.log"; fail "SIGTERM: no checkpoint"; }
 echo "SIGTERM: stopped with a checkpoint"
+
+# The compile cache: 3 ranks starting at once compile each program once (a lock per key) and
+# load it 3 times, so they miss as often as one serial run and hit twice as often.
+cache_stat() { RTDG_CACHE_DIR=$1 "$rtdg" cache info | awk -v key="$2" '$1 == key { print $2 }'; }
+RTDG_TUNE=off RTDG_CACHE_DIR="$work/cache1" timeout 300 "$rtdg" run "$config" --set "run.output_dir=\"$work/cache1_run\"" \
+  --set time.final=0.05 "${@}" > "$work/cache1.log" 2>&1 || { cat "$work/cache1.log"; fail "cache check: serial run"; }
+RTDG_TUNE=off RTDG_CACHE_DIR="$work/cache3" timeout 300 "$mpiexec" -n 3 "$rtdg" run "$config" \
+  --set "run.output_dir=\"$work/cache3_run\"" --set time.final=0.05 "${@}" > "$work/cache3.log" 2>&1 ||
+  { cat "$work/cache3.log"; fail "cache check: 3 ranks"; }
+m1=$(cache_stat "$work/cache1" misses) m3=$(cache_stat "$work/cache3" misses) h3=$(cache_stat "$work/cache3" hits)
+echo "compile cache: serial $m1 compiles; 3 ranks $m3 compiles, $h3 loads from the cache"
+[ -n "$m1" ] && [ "$m1" -gt 0 ] && [ "$m3" = "$m1" ] && [ "$h3" -ge $((2 * m1)) ] || fail "3 ranks compiled more than once per program"
 echo "OK"
