@@ -48,13 +48,13 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
   part.local = mesh::build_local_mesh(global, loaded.partition, comm.rank(), problem.cfg.mesh_file.string());
   const mesh::LocalMesh& local = *part.local;
 
+  if (comm.rank() == 0) part.global_disc = std::move(problem.disc);
+  problem.disc = dg::discretize(local, problem.cfg.order);
+
   // The incident wave enters where the whole mesh begins: the minimum over the ranks of each
   // part's front is the serial run's value exactly (the same nodes, computed the same way).
   dg::SolverSetup& setup = problem.setup;
   if (setup.incident) setup.incident_front = comm.min(dg::plane_wave_front(problem.disc, setup.incident->direction));
-
-  if (comm.rank() == 0) part.global_disc = std::move(problem.disc);
-  problem.disc = dg::discretize(local, problem.cfg.order);
 
   // Per-element parameters of the part and, across each halo face, of the neighbour.
   if (!setup.element_parameters.empty()) {

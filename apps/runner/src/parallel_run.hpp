@@ -37,7 +37,7 @@ struct Part {
   bool root() const { return !comm || comm->rank() == 0; }
 };
 
-// Cuts the loaded problem (whole mesh and discretization) to this rank's part: partition
+// Cuts the loaded problem (whole mesh; whole discretization on rank 0) to this rank's part: partition
 // (stored in the mesh file, else METIS), rank-local mesh and discretization, per-element
 // parameters of the part and of its halo neighbours, the halo exchange and the incident
 // wave's front over the whole mesh. Rank 0 keeps the whole discretization in part.global_disc.

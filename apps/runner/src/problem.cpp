@@ -79,7 +79,7 @@ std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const
   return p;
 }
 
-void load(Problem& problem) {
+void load(Problem& problem, bool discretize) {
   Problem* p = &problem;
   const config::RunConfig& cfg = p->cfg;
   p->law = fluxes::read_law(cfg.law_file);
@@ -88,7 +88,7 @@ void load(Problem& problem) {
   load.parameters = cfg.mesh_parameters;
   load.periodic = cfg.periodic;
   p->mesh = mesh::load_mesh(cfg.mesh_file, load);
-  p->disc = dg::discretize(p->mesh, cfg.order);
+  if (discretize) p->disc = dg::discretize(p->mesh, cfg.order);
   dg::SolverSetup& setup = p->setup;
   setup.law = &p->law;
   setup.parameters = p->parameters;

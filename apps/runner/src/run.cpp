@@ -105,11 +105,13 @@ struct Setup : Problem {
 // `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
 // the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
 void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
-  load(s);
+  const dg::Communicator& comm = dg::world();
+  // In a parallel run only rank 0 discretizes the whole mesh (for output); the others only
+  // their part (make_part).
+  load(s, comm.rank() == 0);
   s.fingerprint = mesh_fingerprint(s.mesh);
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
-  const dg::Communicator& comm = dg::world();
   s.part.comm = &comm;
   if (comm.size() > 1) {
     if (cfg.farfield.enabled)

@@ -36,8 +36,10 @@ struct Problem {
 };
 
 // Reads the law and the mesh that problem.cfg names (meshing a .geo needs Gmsh), discretizes at
-// its order and fills in the solver set-up. Throws with the file and location of a problem.
-void load(Problem& problem);
+// its order (unless `discretize` is false: the ranks of a parallel run other than 0 discretize
+// only their part) and fills in the solver set-up. Throws with the file and location of a
+// problem.
+void load(Problem& problem, bool discretize = true);
 
 // The same from a config file (with --set overrides).
 std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides);
