@@ -193,7 +193,7 @@ TEST(LawReaderErrors, AllProblemsAreReportedTogether) {
 TEST(LawReader, ParameterOverrides) {
   const Law law = read_law(law_path("maxwell3d.toml"));
   const std::vector<double> values = resolve_parameters(law, {{"alpha", 0.25, {"run.toml", 4, 9}}});
-  EXPECT_EQ(values, (std::vector<double>{1.0, 1.0, 0.25}));
+  EXPECT_EQ(values, (std::vector<double>{1.0, 1.0, 0.25, 0.0}));  // eps, mu, alpha, sigma
   try {
     resolve_parameters(law, {{"alpha", 2.0, {"run.toml", 4, 9}}, {"beta", 1.0, {"run.toml", 5, 1}}});
     FAIL() << "accepted";
@@ -202,7 +202,7 @@ TEST(LawReader, ParameterOverrides) {
     EXPECT_EQ(std::string(e.what()),
               "run.toml:4:9: error: parameter 'alpha' = 2 is outside [0, 1] declared at " + law_file + ":" +
                   std::to_string(law.parameters[2].where.line) + ":1\n"
-              "run.toml:5:1: error: law 'maxwell3d' has no parameter 'beta'; its parameters are eps, mu, alpha");
+              "run.toml:5:1: error: law 'maxwell3d' has no parameter 'beta'; its parameters are eps, mu, alpha, sigma");
   }
 }
 

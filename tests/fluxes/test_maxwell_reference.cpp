@@ -155,7 +155,9 @@ TEST(MaxwellInterface, ThreeDUpwindIsTheExactRiemannSolution) {
   const Law law = read_law(law_path("maxwell3d.toml"));
   ASSERT_EQ(law.parameters[0].name, "eps");
   ASSERT_EQ(law.parameters[1].name, "mu");
-  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), {true, true, false});
+  std::vector<bool> per_element(law.parameters.size(), false);
+  per_element[0] = per_element[1] = true;  // eps, mu
+  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), per_element);
   Random random;
   for (const Interface& m : interfaces)
     for (int i = 0; i < 200; ++i) {
@@ -175,7 +177,9 @@ TEST(MaxwellInterface, TwoDTransverseMagneticUpwindIsTheExactRiemannSolution) {
   const Law law = read_law(law_path("maxwell2d_tm.toml"));
   ASSERT_EQ(law.parameters[0].name, "eps");
   ASSERT_EQ(law.parameters[1].name, "mu");
-  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), {true, true, false});
+  std::vector<bool> per_element(law.parameters.size(), false);
+  per_element[0] = per_element[1] = true;  // eps, mu
+  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), per_element);
   Random random;
   for (const Interface& m : interfaces)
     for (int i = 0; i < 200; ++i) {
