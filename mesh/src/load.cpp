@@ -99,13 +99,23 @@ Mesh convert_mesh(const std::filesystem::path& input, const std::filesystem::pat
 
 ConvertedMesh convert_mesh(const std::filesystem::path& input, const std::filesystem::path& output,
                            const LoadOptions& options, MshFormat msh_format,
-                           const std::vector<PartitionOptions>& partitions) {
+                           const std::vector<PartitionOptions>& partitions, ElementOrder order) {
   const std::string extension = detail::lower_extension(output);
   const bool h5_input = is_hdf5_extension(detail::lower_extension(input));
   if (is_hdf5_extension(extension)) {
     ConvertedMesh converted{load_mesh(input, options), {}};
-    // Partitions stored in an .h5 input stay valid: the elements keep their numbers.
+    // Partitions stored in an .h5 input stay valid: the elements keep their numbers (or are
+    // renumbered with them).
     if (h5_input) converted.partitions = read_hdf5_partitions(input);
+    if (order == ElementOrder::morton) {
+      const std::vector<int> renumbered = morton_order(converted.mesh);
+      converted.mesh = reorder_elements(converted.mesh, renumbered, input.string());
+      for (Partition& p : converted.partitions) {
+        std::vector<int> part(p.element_part.size());
+        for (std::size_t i = 0; i < renumbered.size(); ++i) part[i] = p.element_part[static_cast<std::size_t>(renumbered[i])];
+        p.element_part = std::move(part);
+      }
+    }
     for (const PartitionOptions& request : partitions) {
       Partition partition = partition_mesh(converted.mesh, request, input.string());
       std::erase_if(converted.partitions, [&](const Partition& p) { return p.parts == request.parts; });
@@ -126,6 +136,9 @@ ConvertedMesh convert_mesh(const std::filesystem::path& input, const std::filesy
     }
     if (!partitions.empty()) {
       fail(output.string(), "partitions are stored in .h5 meshes only; write mesh.h5 to store them");
+    }
+    if (order != ElementOrder::as_read) {
+      fail(output.string(), "a .msh output keeps the input's element order; write mesh.h5 to reorder the elements");
     }
     return {write_msh(input, options.parameters, output, msh_format), {}};
   }

@@ -5,6 +5,7 @@
 #include "mesh/gmsh_io.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/partition.hpp"
+#include "mesh/reorder.hpp"
 
 #include <array>
 #include <filesystem>
@@ -50,13 +51,15 @@ Mesh convert_mesh(const std::filesystem::path& input, const std::filesystem::pat
 // `rtdg mesh ... --partitions P`: convert_mesh, and a partition for each entry of
 // `partitions` (partition_mesh) stored in the .h5 output beside those an .h5 input holds for
 // other part counts. Throws MeshError for partitions asked of a .msh output. Returns the mesh
-// and every partition the output holds, ascending part count.
+// and every partition the output holds, ascending part count. `order` renumbers the elements of
+// an .h5 output (mesh/reorder.hpp; the input's stored partitions follow); a .msh output keeps
+// the input's order (MeshError when asked for another).
 struct ConvertedMesh {
   Mesh mesh;
   std::vector<Partition> partitions;
 };
 ConvertedMesh convert_mesh(const std::filesystem::path& input, const std::filesystem::path& output,
                            const LoadOptions& options, MshFormat msh_format,
-                           const std::vector<PartitionOptions>& partitions);
+                           const std::vector<PartitionOptions>& partitions, ElementOrder order = ElementOrder::as_read);
 
 }  // namespace rtdg::mesh
