@@ -151,13 +151,18 @@ std::vector<double> run_interface(const Lowered& l, const FaceState& s, const In
   });
 }
 
+// The law's flux difference with eps and mu (its first two parameters) given per element.
+Lowered interface_flux(const Law& law) {
+  EXPECT_EQ(law.parameters.at(0).name, "eps");
+  EXPECT_EQ(law.parameters.at(1).name, "mu");
+  std::vector<bool> per_element(law.parameters.size(), false);
+  per_element[0] = per_element[1] = true;
+  return lower_flux_difference(law, resolve_parameters(law), per_element);
+}
+
 TEST(MaxwellInterface, ThreeDUpwindIsTheExactRiemannSolution) {
   const Law law = read_law(law_path("maxwell3d.toml"));
-  ASSERT_EQ(law.parameters[0].name, "eps");
-  ASSERT_EQ(law.parameters[1].name, "mu");
-  std::vector<bool> per_element(law.parameters.size(), false);
-  per_element[0] = per_element[1] = true;  // eps, mu
-  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), per_element);
+  const Lowered flux = interface_flux(law);
   Random random;
   for (const Interface& m : interfaces)
     for (int i = 0; i < 200; ++i) {
@@ -175,11 +180,7 @@ TEST(MaxwellInterface, ThreeDUpwindIsTheExactRiemannSolution) {
 TEST(MaxwellInterface, TwoDTransverseMagneticUpwindIsTheExactRiemannSolution) {
   // (Hx, Hy, Ez): E = (0, 0, Ez), H = (Hx, Hy, 0), n in the plane.
   const Law law = read_law(law_path("maxwell2d_tm.toml"));
-  ASSERT_EQ(law.parameters[0].name, "eps");
-  ASSERT_EQ(law.parameters[1].name, "mu");
-  std::vector<bool> per_element(law.parameters.size(), false);
-  per_element[0] = per_element[1] = true;  // eps, mu
-  const Lowered flux = lower_flux_difference(law, resolve_parameters(law), per_element);
+  const Lowered flux = interface_flux(law);
   Random random;
   for (const Interface& m : interfaces)
     for (int i = 0; i < 200; ++i) {

@@ -124,16 +124,20 @@ private:
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
+// Runs tune at set-up whatever the database holds (force: the process-wide database may have
+// been opened by an earlier test of this process, so its file is not necessarily this test's).
+void force_tuning(EnvironmentGuard& environment, const fs::path& root) {
+  environment.set("RTDG_TUNE", "force");
+  environment.set("RTDG_TUNING_DB", (root / "tuning.json").string());
+  environment.set("RTDG_TUNE_BUDGET", "300");
+}
+
 // RTDG_TUNE=auto: the first run tunes its kernels and stores the winner, the next one reuses
 // it, and a restart keeps the checkpoint's plan (bit for bit) even when tuning is off.
 TEST_F(Run, TunedPlanIsStoredReusedAndKeptOnRestart) {
   const fs::path root = test::scratch();
   EnvironmentGuard environment;
-  // force: tuned whatever the database holds (the process-wide database may have been opened
-  // by an earlier test of this process, so its file is not necessarily this test's).
-  environment.set("RTDG_TUNE", "force");
-  environment.set("RTDG_TUNING_DB", (root / "tuning.json").string());
-  environment.set("RTDG_TUNE_BUDGET", "300");
+  force_tuning(environment, root);
   Quiet quiet;
   const RunSummary tuned = quiet.run(cavity_options(root / "first"));
   EXPECT_EQ(tuned.plan_source.rfind("tuned now: ", 0), 0u) << tuned.plan_source;
@@ -167,9 +171,7 @@ TEST_F(Run, TunedPlanIsStoredReusedAndKeptOnRestart) {
 TEST_F(Run, ZeroInitialStateSurvivesTuningAtSetUp) {
   const fs::path root = test::scratch();
   EnvironmentGuard environment;
-  environment.set("RTDG_TUNE", "force");
-  environment.set("RTDG_TUNING_DB", (root / "tuning.json").string());
-  environment.set("RTDG_TUNE_BUDGET", "300");
+  force_tuning(environment, root);
   Quiet quiet;
   RunOptions options = cavity_options(root / "zero");
   options.overrides.push_back("initial.condition=\"zero\"");
