@@ -99,6 +99,37 @@ TEST(LawReaderErrors, NonAsciiOutsideStringsAndComments) {
             "there)");
   EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1.0\nd = \"\"\"a\\\xC3\xA9\"\"\"")),
             "law.toml:8:9: error: invalid TOML: invalid escape: '\\' followed by a non-ASCII character");
+  // A quote inside a bare token does not open a string for toml++: it reads on through the
+  // quote, so what follows is outside any string (each of these crashed toml++ under UBSan).
+  const std::string outside =
+      "law.toml:7:9: error: invalid TOML: non-ASCII character outside a string or comment (TOML allows them only "
+      "there)";
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1.\"\xC3\xA9\"")), outside);
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = x[\"\xC3\xA9\"]")), outside);
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1=\"\xC3\xA9\"")), outside);
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1979-05-27 0\"\xC3\xA9\"")),
+            "law.toml:7:19: error: invalid TOML: non-ASCII character outside a string or comment (TOML allows them "
+            "only there)");
+  // After a line-ending backslash toml++ tests the next non-blank character for Unicode
+  // whitespace, wrongly for many characters.
+  const std::string after_backslash =
+      "error: invalid TOML: non-ASCII character right after a line-ending backslash (the TOML reader cannot check "
+      "it for whitespace; put an ASCII character or an escape such as \\u00e9 first)";
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1.0\nd = \"\"\"a\\\n  \xC3\xA9\"\"\"")),
+            "law.toml:9:3: " + after_backslash);
+  EXPECT_EQ(law_error(replace(base, "ax = 1.0", "ax = 1.0\nd = \"\"\"a\\  \xC3\xA9\"\"\"")),
+            "law.toml:8:12: " + after_backslash);
+  // Strings wherever TOML opens them: array items, inline tables, dotted and quoted keys,
+  // table headers.
+  const std::string placed = replace(base, "ax = 1.0",
+                                     "ax = 1.0\nnotes = [1, \"\xC3\xA9\", {b.\"\xC3\xA9\" = '\xC3\xA9'}, "
+                                     "[\"\xC3\xA9\"]]\n\"\xC3\xA9\" . x = \"\"\"a\\\n  b\xC3\xA9\"\"\"");
+  // toml++ reads it; the errors are the law reader's own.
+  EXPECT_EQ(law_error(placed),
+            "law.toml:8:9: error: parameter 'notes' (a number, or a table with default = <number>) must be a number\n"
+            "law.toml:9:1: error: parameter '\xC3\xA9' needs default = <number>\n"
+            "law.toml:9:7: error: unknown key 'x' in parameter '\xC3\xA9'; expected default, constant, min, max, "
+            "description");
   // In comments, strings and quoted keys it is fine.
   const std::string fine = replace(base, "name = \"adv\"",
                                    "name = \"adv\" # \xCE\xB5 \xE3\x80\x81\ndescription = '''\xCE\xB5 \"\"\" \xEF\xAC\xB0'''");
