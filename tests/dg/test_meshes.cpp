@@ -6,24 +6,28 @@
 namespace rtdg::dg::test {
 
 mesh::RawMesh box_mesh(int dim, int n, std::array<double, 3> origin, std::array<double, 3> size) {
+  return box_mesh(dim, std::array<int, 3>{n, n, n}, origin, size);
+}
+
+mesh::RawMesh box_mesh(int dim, std::array<int, 3> cells, std::array<double, 3> origin, std::array<double, 3> size) {
   mesh::RawMesh raw;
   raw.source = "box_mesh";
   raw.dim = dim;
   raw.type = dim == 2 ? mesh::ElementType::triangle : mesh::ElementType::tetrahedron;
-  const int nz = dim == 3 ? n : 0;
-  // Vertex (i, j, l) of the (n+1)^dim grid.
-  auto id = [n](int i, int j, int l) { return i + (n + 1) * (j + (n + 1) * l); };
+  const int nx = cells[0], ny = cells[1], nz = dim == 3 ? cells[2] : 0;
+  // Vertex (i, j, l) of the (nx+1) x (ny+1) (x (nz+1)) grid.
+  auto id = [nx, ny](int i, int j, int l) { return i + (nx + 1) * (j + (ny + 1) * l); };
   std::vector<std::array<int, 3>> grid;  // integer grid position of each vertex
   for (int l = 0; l <= nz; ++l)
-    for (int j = 0; j <= n; ++j)
-      for (int i = 0; i <= n; ++i) {
-        raw.vertices.push_back({origin[0] + size[0] * i / n, origin[1] + size[1] * j / n,
-                                dim == 3 ? origin[2] + size[2] * l / n : 0.0});
+    for (int j = 0; j <= ny; ++j)
+      for (int i = 0; i <= nx; ++i) {
+        raw.vertices.push_back({origin[0] + size[0] * i / nx, origin[1] + size[1] * j / ny,
+                                dim == 3 ? origin[2] + size[2] * l / nz : 0.0});
         grid.push_back({i, j, l});
       }
   for (int l = 0; l < std::max(nz, 1); ++l)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
         if (dim == 2) {
           const int a = id(i, j, 0), b = id(i + 1, j, 0), c = id(i + 1, j + 1, 0), d = id(i, j + 1, 0);
           if ((i + j) % 2 == 0) {
@@ -56,6 +60,7 @@ mesh::RawMesh box_mesh(int dim, int n, std::array<double, 3> origin, std::array<
   }
 
   // A face is on the boundary when its vertices share grid coordinate 0 or n on one axis.
+  const std::array<int, 3> n = {nx, ny, nz};
   const int nfv = dim;
   const std::vector<std::array<int, 3>> local =
       dim == 2 ? std::vector<std::array<int, 3>>{{0, 1, -1}, {1, 2, -1}, {2, 0, -1}}
@@ -66,7 +71,7 @@ mesh::RawMesh box_mesh(int dim, int n, std::array<double, 3> origin, std::array<
       for (int v = 0; v < nfv; ++v)
         tagged.vertices[static_cast<std::size_t>(v)] = element[static_cast<std::size_t>(face[static_cast<std::size_t>(v)])];
       for (int axis = 0; axis < dim; ++axis) {
-        for (int side : {0, n}) {
+        for (int side : {0, n[static_cast<std::size_t>(axis)]}) {
           bool on = true;
           for (int v = 0; v < nfv; ++v)
             on = on && grid[static_cast<std::size_t>(tagged.vertices[static_cast<std::size_t>(v)])][static_cast<std::size_t>(axis)] == side;

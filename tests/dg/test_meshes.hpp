@@ -15,6 +15,8 @@ namespace rtdg::dg::test {
 // "ymax" (, "zmin", "zmax"), in that order; one region "domain".
 mesh::RawMesh box_mesh(int dim, int n, std::array<double, 3> origin = {0, 0, 0},
                        std::array<double, 3> size = {1, 1, 1});
+// The same with cells[a] cells along axis a.
+mesh::RawMesh box_mesh(int dim, std::array<int, 3> cells, std::array<double, 3> origin, std::array<double, 3> size);
 
 // Index of a boundary group by name in the raw mesh.
 int group_index(const mesh::RawMesh& raw, const char* name);
