@@ -1,16 +1,11 @@
-// The perfectly matched layer of maxwell2d_tm_pml.toml (issue 12). A Gaussian pulse of Ez
-// starts at S = (-2, 0.5) in the box B = [-3, 3] x [-1, 1]; B is truncated three ways, all on the
-// same grid (h = 1/4, so each domain's elements are elements of the others):
-//   pml:       B plus a layer of width 1/2 (the profile of maxwell2d_tm_pml), PEC outside it;
-//   absorbing: B with the Silver-Mueller condition on its edges;
-//   reference: [-5.5, 5.5] x [-3.5, 3.5], from which nothing comes back before t = 4.8.
-// The reflection of a truncation is its difference from the reference inside B, relative to
-// the reference's largest value there, at two probes:
-//   normal:  (-2, 0), below S: the first echo is from y = 1 at normal incidence (until t = 1.9,
-//            when the echo from x = -3 arrives);
-//   grazing: (2, 0.5), level with S: the first echo is from y = 1 at 76 degrees from the normal
-//            (until t = 4.8, when the echo from y = -1 arrives);
-// and everywhere in B until t = 4.8.
+// The perfectly matched layers of maxwell2d_tm_pml.toml and maxwell3d_pml.toml (issue 12). A
+// Gaussian pulse of Ez starts inside a box B, which is truncated three ways, all on the same
+// grid (so that each domain's elements are elements of the others):
+//   PML:       B plus a layer (the laws' profile), PEC outside it;
+//   absorbing: B with the Silver-Mueller condition on its faces;
+//   reference: a domain so large that nothing comes back into B before the final time.
+// The reflection of a truncation is its largest difference from the reference inside B (at
+// probes, or anywhere), relative to the reference's largest |Ez| in B.
 #include "test_meshes.hpp"
 
 #include <dg/discretization.hpp>
@@ -33,48 +28,73 @@
 namespace rtdg::dg {
 namespace {
 
-constexpr double h = 0.25;
-constexpr int order = 4;
-constexpr double t_final = 4.8;
-constexpr double sx = -2.0, sy = 0.5, width = 0.2;  // the pulse exp(-|x - S|^2 / width^2)
+using Point = std::array<double, 3>;
+using Key = std::array<long long, 3>;
 
-// Ez at every node inside B (keyed by its coordinates, rounded), sampled at fixed times.
-using Samples = std::vector<std::map<std::array<long long, 2>, double>>;
+Key key(const Point& p) { return {std::llround(p[0] * 1e6), std::llround(p[1] * 1e6), std::llround(p[2] * 1e6)}; }
 
-std::array<long long, 2> key(double x, double y) { return {std::llround(x * 1e6), std::llround(y * 1e6)}; }
-
-struct Truncation {
-  double x0, x1, y0, y1;        // the mesh's extent
-  std::string outer;            // the condition on its edges
-  double pml_width = 0.0;       // 0: no layer
+struct Case {
+  int dim = 2, order = 4;
+  double h = 0.25, t_final = 1.0;
+  Point box{};     // B = [-box, box] per axis
+  Point source{};  // the pulse exp(-|x - source|^2 / width^2) in Ez
+  double width = 0.2;
+  double reference_margin = 0;  // the reference domain is B grown by this on every side
 };
 
-// Runs the pulse to t_final with time step dt, sampling every `every` steps.
-Samples run(const fluxes::Law& law, const Truncation& tr, double dt, int steps, int every) {
-  const int nx = static_cast<int>(std::lround((tr.x1 - tr.x0) / h)), ny = static_cast<int>(std::lround((tr.y1 - tr.y0) / h));
-  const mesh::Mesh mesh = mesh::build_mesh(test::box_mesh(2, {nx, ny, 0}, {tr.x0, tr.y0, 0}, {tr.x1 - tr.x0, tr.y1 - tr.y0, 0}));
-  const Discretization disc = discretize(mesh, order);
+struct Probe {
+  Point at;
+  double until;  // the window: before the next echo arrives
+};
+
+// Ez at every node inside B, sampled every few steps.
+using Samples = std::vector<std::map<Key, double>>;
+
+// Runs the pulse on B grown by `margin` on every side, with `outer` on the mesh's faces; a PML
+// of width `pml` (0: none) lies between B and the mesh's faces.
+Samples run(const fluxes::Law& law, const Case& c, double margin, const std::string& outer, double pml, double dt,
+            int steps, int every) {
+  std::array<int, 3> cells{};
+  Point origin{}, size{};
+  for (int a = 0; a < c.dim; ++a) {
+    const auto s = static_cast<std::size_t>(a);
+    origin[s] = -c.box[s] - margin;
+    size[s] = 2 * (c.box[s] + margin);
+    cells[s] = static_cast<int>(std::lround(size[s] / c.h));
+  }
+  const mesh::Mesh mesh = mesh::build_mesh(test::box_mesh(c.dim, cells, origin, size));
+  const Discretization disc = discretize(mesh, c.order);
   SolverSetup setup;
   setup.law = &law;
   std::vector<fluxes::ParameterOverride> overrides;
-  if (tr.pml_width > 0) {
-    overrides = {{"pml_xmin", -3.0, {}}, {"pml_xmax", 3.0, {}}, {"pml_ymin", -1.0, {}},
-                 {"pml_ymax", 1.0, {}},  {"pml_width", tr.pml_width, {}}};
+  if (pml > 0) {
+    overrides.push_back({"pml_width", pml, {}});
+    const char* axes[] = {"x", "y", "z"};
+    for (int a = 0; a < c.dim; ++a) {
+      overrides.push_back({std::string("pml_") + axes[a] + "min", -c.box[static_cast<std::size_t>(a)], {}});
+      overrides.push_back({std::string("pml_") + axes[a] + "max", c.box[static_cast<std::size_t>(a)], {}});
+    }
   }
   setup.parameters = fluxes::resolve_parameters(law, overrides);
-  for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, tr.outer, ""});
+  for (const char* wall : {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"})
+    if (c.dim == 3 || wall[0] != 'z') setup.boundaries.push_back({wall, outer, ""});
   Solver solver(rtcg::backend("host"), disc, setup);
   const int K = disc.K, Np = disc.element.Np;
-  const int ez = 2;  // components Hx, Hy, Ez, P, Qx, Qy
-  auto at = [K, Np](int c, int k, int i) {
-    return (static_cast<std::size_t>(c) * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)) *
+  const int ez = 2;  // components: 2D Hx, Hy, Ez, ...; 3D Ex, Ey, Ez, ...
+  auto at = [K, Np](int comp, int k, int i) {
+    return (static_cast<std::size_t>(comp) * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)) *
                static_cast<std::size_t>(Np) + static_cast<std::size_t>(i);
+  };
+  auto node = [&](int i, int k) {
+    return Point{disc.x(i, k), disc.y(i, k), c.dim == 3 ? disc.z(i, k) : 0.0};
   };
   std::vector<double> q(solver.size(), 0.0);
   for (int k = 0; k < K; ++k)
     for (int i = 0; i < Np; ++i) {
-      const double dx = disc.x(i, k) - sx, dy = disc.y(i, k) - sy;
-      q[at(ez, k, i)] = std::exp(-(dx * dx + dy * dy) / (width * width));
+      const Point p = node(i, k);
+      double r2 = 0;
+      for (int a = 0; a < c.dim; ++a) r2 += std::pow(p[static_cast<std::size_t>(a)] - c.source[static_cast<std::size_t>(a)], 2);
+      q[at(ez, k, i)] = std::exp(-r2 / (c.width * c.width));
     }
   solver.set_state(q);
   Samples samples;
@@ -83,8 +103,11 @@ Samples run(const fluxes::Law& law, const Truncation& tr, double dt, int steps, 
     auto& s = samples.emplace_back();
     for (int k = 0; k < K; ++k)
       for (int i = 0; i < Np; ++i) {
-        const double x = disc.x(i, k), y = disc.y(i, k);
-        if (std::abs(x) <= 3 + 1e-9 && std::abs(y) <= 1 + 1e-9) s[key(x, y)] = state[at(ez, k, i)];
+        const Point p = node(i, k);
+        bool inside = true;
+        for (int a = 0; a < c.dim; ++a)
+          inside = inside && std::abs(p[static_cast<std::size_t>(a)]) <= c.box[static_cast<std::size_t>(a)] + 1e-9;
+        if (inside) s[key(p)] = state[at(ez, k, i)];
       }
   };
   sample();
@@ -95,37 +118,35 @@ Samples run(const fluxes::Law& law, const Truncation& tr, double dt, int steps, 
   return samples;
 }
 
-struct Reflection {
-  double normal, grazing, everywhere;  // relative to the reference's largest |Ez| in B
-};
-
-// The largest |run - reference| at a probe (until `until`) or over B, over the samples.
-Reflection reflection(const Samples& run, const Samples& reference, double dt, int every) {
+// The largest |run - reference| relative to the reference's largest |Ez| in B: at each probe
+// (the nearest node, the same in every run) within its window, and anywhere in B (last entry).
+std::vector<double> reflection(const Samples& run, const Samples& reference, double sample_dt,
+                               const std::vector<Probe>& probes) {
   double peak = 0;
   for (const auto& s : reference)
     for (const auto& [where, value] : s) peak = std::max(peak, std::abs(value));
-  // The node nearest each probe (the grids agree, so it is the same node in every run).
-  auto nearest = [&](double x, double y) {
-    std::array<long long, 2> best{};
+  std::vector<Key> nodes;
+  for (const Probe& probe : probes) {
+    Key best{};
     double distance = 1e300;
     for (const auto& [where, value] : reference.front()) {
-      const double d = std::hypot(static_cast<double>(where[0]) * 1e-6 - x, static_cast<double>(where[1]) * 1e-6 - y);
+      double d = 0;
+      for (std::size_t a = 0; a < 3; ++a) d += std::pow(static_cast<double>(where[a]) * 1e-6 - probe.at[a], 2);
       if (d < distance) {
         distance = d;
         best = where;
       }
     }
-    return best;
-  };
-  const auto normal = nearest(-2.0, 0.0), grazing = nearest(2.0, 0.5);
-  Reflection r{0, 0, 0};
+    nodes.push_back(best);
+  }
+  std::vector<double> r(probes.size() + 1, 0.0);
   for (std::size_t n = 0; n < reference.size(); ++n) {
-    const double t = static_cast<double>(n) * every * dt;
+    const double t = static_cast<double>(n) * sample_dt;
     for (const auto& [where, value] : reference[n]) {
       const double d = std::abs(run[n].at(where) - value) / peak;
-      r.everywhere = std::max(r.everywhere, d);
-      if (where == normal && t <= 1.9) r.normal = std::max(r.normal, d);
-      if (where == grazing) r.grazing = std::max(r.grazing, d);
+      r.back() = std::max(r.back(), d);
+      for (std::size_t p = 0; p < probes.size(); ++p)
+        if (where == nodes[p] && t <= probes[p].until) r[p] = std::max(r[p], d);
     }
   }
   return r;
@@ -133,42 +154,99 @@ Reflection reflection(const Samples& run, const Samples& reference, double dt, i
 
 double dB(double ratio) { return 20 * std::log10(ratio); }
 
-TEST(Pml, ReflectsFarLessThanTheSilverMuellerBox) {
-  const fluxes::Law law = fluxes::read_law(std::string(RTDG_SOURCE_DIR) + "/data/laws/maxwell2d_tm_pml.toml");
-  // One time step for all three runs (the same grid, so the same stable step).
-  const Truncation reference{-5.5, 5.5, -3.5, 3.5, "absorbing"};
-  const Truncation absorbing{-3, 3, -1, 1, "absorbing"};
-  const Truncation thin{-3.5, 3.5, -1.5, 1.5, "pec", 0.5};
-  const Truncation thick{-4, 4, -2, 2, "pec", 1.0};
+struct Measured {
+  std::vector<double> absorbing;             // per probe, then anywhere
+  std::vector<std::vector<double>> layers;   // per PML width, the same
+};
+
+Measured measure(const char* law_file, const Case& c, const std::vector<Probe>& probes, const std::vector<double>& widths) {
+  const fluxes::Law law = fluxes::read_law(std::string(RTDG_SOURCE_DIR) + "/data/laws/" + law_file);
+  // One time step for every run: the same grid, so the same stable step.
   double dt = 0;
   {
-    const mesh::Mesh mesh = mesh::build_mesh(test::box_mesh(2, {4, 4, 0}, {0, 0, 0}, {1, 1, 0}));
+    const mesh::Mesh mesh = mesh::build_mesh(test::box_mesh(c.dim, {2, 2, 2}, {0, 0, 0}, {2 * c.h, 2 * c.h, 2 * c.h}));
     SolverSetup setup;
     setup.law = &law;
     setup.parameters = fluxes::resolve_parameters(law);
-    for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "pec", ""});
-    Solver solver(rtcg::backend("host"), discretize(mesh, order), setup);
+    for (const char* wall : {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"})
+      if (c.dim == 3 || wall[0] != 'z') setup.boundaries.push_back({wall, "pec", ""});
+    Solver solver(rtcg::backend("host"), discretize(mesh, c.order), setup);
     dt = solver.stable_dt(0.5);
   }
-  const int steps = static_cast<int>(std::ceil(t_final / dt));
-  dt = t_final / steps;
+  const int steps = static_cast<int>(std::ceil(c.t_final / dt));
+  dt = c.t_final / steps;
   const int every = 2;
-  const Samples ref = run(law, reference, dt, steps, every);
-  const Reflection sm = reflection(run(law, absorbing, dt, steps, every), ref, dt, every);
-  const Reflection two = reflection(run(law, thin, dt, steps, every), ref, dt, every);
-  const Reflection four = reflection(run(law, thick, dt, steps, every), ref, dt, every);
-  std::printf("reflection (dB of the pulse's peak), order %d, h = %g: normal incidence, grazing (76 deg), anywhere in B\n",
-              order, h);
-  std::printf("  Silver-Mueller at B's edges:   %7.1f %7.1f %7.1f\n", dB(sm.normal), dB(sm.grazing), dB(sm.everywhere));
-  std::printf("  PML of width 0.5 (2 elements): %7.1f %7.1f %7.1f\n", dB(two.normal), dB(two.grazing), dB(two.everywhere));
-  std::printf("  PML of width 1 (4 elements):   %7.1f %7.1f %7.1f\n", dB(four.normal), dB(four.grazing),
-              dB(four.everywhere));
-  // Measured: SM -46.9 / -28.0 / -25.4, PML 0.5 -83.1 / -82.3 / -48.3, PML 1 -107.9 / -104.3 / -73.8.
-  EXPECT_LT(dB(four.normal), dB(sm.normal) - 55);
-  EXPECT_LT(dB(four.grazing), dB(sm.grazing) - 70);
-  EXPECT_LT(dB(four.everywhere), dB(sm.everywhere) - 45);
-  EXPECT_LT(dB(two.normal), dB(sm.normal) - 33);
-  EXPECT_LT(dB(two.grazing), dB(sm.grazing) - 50);
+  const Samples reference = run(law, c, c.reference_margin, "absorbing", 0, dt, steps, every);
+  Measured m;
+  m.absorbing = reflection(run(law, c, 0, "absorbing", 0, dt, steps, every), reference, every * dt, probes);
+  for (double w : widths) m.layers.push_back(reflection(run(law, c, w, "pec", w, dt, steps, every), reference, every * dt, probes));
+  std::printf("%s, order %d, h = %g: reflection in dB of the pulse's peak", law_file, c.order, c.h);
+  for (std::size_t p = 0; p < probes.size(); ++p) std::printf(" | probe %zu", p + 1);
+  std::printf(" | anywhere in B\n");
+  auto row = [](const std::vector<double>& r) {
+    for (double v : r) std::printf("   %7.1f", dB(v));
+    std::printf("\n");
+  };
+  std::printf("  Silver-Mueller on B:        ");
+  row(m.absorbing);
+  for (std::size_t i = 0; i < widths.size(); ++i) {
+    std::printf("  PML of width %-4g (%2d el.): ", widths[i], static_cast<int>(std::lround(widths[i] / c.h)));
+    row(m.layers[i]);
+  }
+  return m;
+}
+
+// 2D TM: B = [-3, 3] x [-1, 1], the pulse at S = (-2, 0.5), order 4, h = 1/4, until t = 4.8;
+// the reference domain [-5.5, 5.5] x [-3.5, 3.5]. Probes:
+//   normal:  (-2, 0), below S: the first echo is from y = 1 at normal incidence (until t = 1.9,
+//            when the echo from x = -3 arrives);
+//   grazing: (2, 0.5), level with S: the first echo is from y = 1 at 76 degrees from the
+//            normal (until t = 4.8, when the echo from y = -1 arrives).
+// Measured: Silver-Mueller -46.9 / -28.0 / -25.4 dB; PML 0.5 -83.1 / -82.3 / -48.3; PML 1
+// -107.9 / -104.3 / -73.8.
+TEST(Pml, ReflectsFarLessThanTheSilverMuellerBox2D) {
+  Case c;
+  c.dim = 2;
+  c.order = 4;
+  c.h = 0.25;
+  c.t_final = 4.8;
+  c.box = {3, 1, 0};
+  c.source = {-2, 0.5, 0};
+  c.width = 0.2;
+  c.reference_margin = 2.5;
+  const Measured m = measure("maxwell2d_tm_pml.toml", c, {{{-2, 0, 0}, 1.9}, {{2, 0.5, 0}, 4.8}}, {0.5, 1.0});
+  const auto& sm = m.absorbing;
+  const auto& thin = m.layers[0];
+  const auto& thick = m.layers[1];
+  EXPECT_LT(dB(thick[0]), dB(sm[0]) - 55);
+  EXPECT_LT(dB(thick[1]), dB(sm[1]) - 70);
+  EXPECT_LT(dB(thick[2]), dB(sm[2]) - 45);
+  EXPECT_LT(dB(thin[0]), dB(sm[0]) - 33);
+  EXPECT_LT(dB(thin[1]), dB(sm[1]) - 50);
+}
+
+// 3D: B = [-1, 1]^3, the pulse at the centre, order 3, h = 1/2, until t = 2; the reference
+// domain [-2.5, 2.5]^3 (its first echo reaches B at t = 4). Probes: (0.75, 0, 0) on an axis
+// (the first echo from x = 1 at normal incidence, until t = 1.5 when the echoes from the other
+// faces arrive), (0.75, 0.75, 0.75) towards a corner (echoes at 50 degrees and more).
+// Measured: Silver-Mueller -45.0 / -38.2 / -27.6 dB; PML of width 1 (2 elements) -91.6 / -73.2
+// / -52.1.
+TEST(Pml, ReflectsFarLessThanTheSilverMuellerBox3D) {
+  Case c;
+  c.dim = 3;
+  c.order = 3;
+  c.h = 0.5;
+  c.t_final = 2.0;
+  c.box = {1, 1, 1};
+  c.source = {0, 0, 0};
+  c.width = 0.35;
+  c.reference_margin = 1.5;
+  const Measured m = measure("maxwell3d_pml.toml", c, {{{0.75, 0, 0}, 1.5}, {{0.75, 0.75, 0.75}, 2.0}}, {1.0});
+  const auto& sm = m.absorbing;
+  const auto& layer = m.layers[0];
+  EXPECT_LT(dB(layer[0]), dB(sm[0]) - 40);
+  EXPECT_LT(dB(layer[1]), dB(sm[1]) - 30);
+  EXPECT_LT(dB(layer[2]), dB(sm[2]) - 20);
 }
 
 }  // namespace
