@@ -131,6 +131,12 @@ std::string effective_toml(const RunConfig& c) {
   line(out, "pulse_width", toml_float(inc.pulse_width));
   line(out, "pulse_delay", toml_float(inc.pulse_delay));
   line(out, "phase_origin", vector_text(inc.phase_origin));
+  line(out, "total_field", toml_string(inc.total_field));
+  if (inc.total_field == "box") {
+    line(out, "total_field_min", vector_text(inc.total_field_min));
+    line(out, "total_field_max", vector_text(inc.total_field_max));
+  }
+  if (inc.total_field == "region") line(out, "total_field_group", toml_string(inc.total_field_group));
 
   out += "\n[output]\n";
   line(out, "interval", toml_float(c.output_interval));

@@ -37,7 +37,8 @@ const Names discretization_keys = {"order"};
 const Names time_keys = {"final", "cfl", "dt", "dt_update_every", "integrator"};
 const Names initial_keys = {"condition"};
 const Names incident_keys = {"kind",     "direction",    "polarization", "wavenumber", "amplitude",
-                                 "envelope", "ramp_periods", "pulse_width",  "pulse_delay", "phase_origin"};
+                                 "envelope", "ramp_periods", "pulse_width",  "pulse_delay", "phase_origin",
+                                 "total_field", "total_field_min", "total_field_max", "total_field_group"};
 const Names farfield_keys = {"surface", "box_min", "box_max", "group", "frequencies", "every", "start", "angles", "grid"};
 const Names output_keys = {"interval", "vtu", "hdf5", "error"};
 const Names checkpoint_keys = {"interval", "keep"};
@@ -806,6 +807,34 @@ private:
     if (const toml::node* origin = get(t, "phase_origin", "incident.phase_origin")) {
       if (auto v = point_value(*origin, "incident.phase_origin", "[0, 0, 0]")) inc.phase_origin = *v;
     }
+    read_choice(t, "total_field", "incident.total_field", {"none", "box", "region"}, inc.total_field);
+    if (inc.total_field != "none" && inc.kind != "plane_wave")
+      error(at(*t->get("total_field")), "'incident.total_field' needs an incident wave (kind = \"plane_wave\")");
+    for (const auto& [key, out] : {std::pair<const char*, std::array<double, 3>*>{"total_field_min", &inc.total_field_min},
+                                   {"total_field_max", &inc.total_field_max}}) {
+      if (const toml::node* node = get(t, key, std::string("incident.") + key)) {
+        if (auto v = point_value(*node, std::string("incident.") + key, "[-1, -1, -1]")) *out = *v;
+        if (inc.total_field != "box")
+          error(at(*node), std::string("'incident.") + key + "' is for total_field = \"box\"");
+      } else if (inc.total_field == "box") {
+        error(at(*t), std::string("[incident] total_field = \"box\" needs '") + key +
+                          "' (the box's corners, [x, y] or [x, y, z]): elements whose centroid is inside carry the total field");
+      }
+    }
+    if (inc.total_field == "box" && t->get("total_field_min") && t->get("total_field_max"))
+      for (std::size_t d = 0; d < 3; ++d)
+        if (!(inc.total_field_min[d] < inc.total_field_max[d]) &&
+            !(d == 2 && inc.total_field_min[d] == 0 && inc.total_field_max[d] == 0)) {
+          error(at(*t->get("total_field_max")),
+                "'incident.total_field_max' must exceed 'incident.total_field_min' in every coordinate (a 2D box gives [x, y])");
+          break;
+        }
+    read_string(t, "total_field_group", "incident.total_field_group", inc.total_field_group);
+    if (inc.total_field == "region" && inc.total_field_group.empty())
+      error(at(*t), "[incident] total_field = \"region\" needs 'total_field_group': the mesh region (physical group) "
+                    "whose elements carry the total field");
+    if (inc.total_field != "region" && !inc.total_field_group.empty())
+      error(at(*t->get("total_field_group")), "'incident.total_field_group' is for total_field = \"region\"");
     if (inc.envelope == Envelope::gaussian) {
       if (inc.pulse_width == 0) inc.pulse_width = 2.0 / inc.wavenumber;
       if (!delay_given) inc.pulse_delay = 4.0 * inc.pulse_width;

@@ -85,6 +85,15 @@ FarFieldRun::FarFieldRun(const Problem& p, const dg::Solver& solver, double dt, 
   } catch (const dg::Error& e) {
     fail(ff.surface == "box" ? "box_min" : "group", e.what());
   }
+  // The transform needs the scattered field on both sides of every surface face.
+  if (const std::vector<char>& total = p.setup.total_field; !total.empty()) {
+    const int Np = p.disc.element.Np;
+    for (std::size_t j = 0; j < surface_.size(); ++j)
+      if (total[static_cast<std::size_t>(surface_.inner[j] / Np)] || total[static_cast<std::size_t>(surface_.outer[j] / Np)])
+        fail(ff.surface == "box" ? "box_min" : "group",
+             "the far-field surface touches the total-field region ([incident] total_field): it must lie in the scattered "
+             "field, outside the total-field region with at least one element between them");
+  }
   wave_speed_ = solver.max_wave_speed();
   const double eps = parameter(p, "eps", 1.0);
   mu_ = parameter(p, "mu", 1.0);

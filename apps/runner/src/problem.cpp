@@ -1,6 +1,7 @@
 #include "runner/problem.hpp"
 
 #include <dg/error.hpp>
+#include <dg/total_field.hpp>
 #include <fluxes/law_lowering.hpp>
 #include <mesh/load.hpp>
 
@@ -96,6 +97,17 @@ void load(Problem& problem, bool discretize) {
   for (const config::BoundaryAssignment& b : cfg.boundaries)
     setup.boundaries.push_back({b.mesh_name, b.condition, location(b.name_where)});
   if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);
+  if (cfg.incident.total_field != "none") {
+    const fluxes::Location where = cfg.where("incident.total_field");
+    try {
+      const config::Incident& inc = cfg.incident;
+      setup.total_field = inc.total_field == "box" ? dg::total_field_box(p->mesh, inc.total_field_min, inc.total_field_max)
+                                                   : dg::total_field_region(p->mesh, inc.total_field_group);
+      dg::check_total_field(p->mesh, setup.total_field, "the total-field " + inc.total_field);
+    } catch (const dg::Error& e) {
+      throw fluxes::Error(where, e.what());
+    }
+  }
   setup.scalar = cfg.precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
   setup.integrator = dg::parse_integrator(cfg.integrator);
   setup.stabilization.filter_strength = cfg.filter_strength;

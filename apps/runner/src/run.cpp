@@ -117,6 +117,9 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
     if (cfg.farfield.enabled)
       throw std::runtime_error("the far-field transform ([farfield]) does not run in parallel runs yet; run this config "
                                "on one rank (without mpirun)");
+    if (cfg.incident.total_field != "none")
+      throw std::runtime_error("total-field/scattered-field incidence ([incident] total_field) does not run in parallel "
+                               "runs yet; run this config on one rank (without mpirun)");
     choose_device(comm, cfg.backend);
     make_part(s, s.part, comm, log);
   }

@@ -71,9 +71,18 @@ struct KernelSpec {
   // Values of the law's incident components (dg/incident.hpp); needed when a condition in use
   // reads an incident field.
   std::optional<fluxes::Lowered> incident;
+  // Total-field/scattered-field incidence (dg/total_field.hpp): empty without it; else, per
+  // state component, the incident component added to the neighbour's trace on faces with code
+  // tfsf_total_code() (this element total, the neighbour scattered) and subtracted on faces
+  // with tfsf_scattered_code(), or -1 for a component without one. Needs `incident`.
+  std::vector<int> tfsf;
   fluxes::ScalarType scalar = fluxes::ScalarType::float64;
   Plan plan;
 };
+
+// The face codes of TF/SF faces: after the boundary conditions' codes 1 .. conditions.size().
+inline int tfsf_total_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 1; }
+inline int tfsf_scattered_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 2; }
 
 struct GeneratedKernels {
   std::string name;    // a label for the cache and logs, e.g. "dg_maxwell3d_tet_N4_f64"

@@ -71,7 +71,12 @@ struct SolverSetup {
   std::vector<std::vector<double>> element_parameters;
   // Every boundary of the mesh needs exactly one condition.
   std::vector<BoundaryAssignment> boundaries;
-  std::optional<PlaneWave> incident;  // for conditions that read incident fields
+  std::optional<PlaneWave> incident;  // for conditions that read incident fields, and TF/SF
+  // Total-field/scattered-field incidence (dg/total_field.hpp): empty, or [K] flags, 1 for the
+  // elements that carry the total field. The incident wave is added across the faces between
+  // flagged and unflagged elements; needs `incident` and a law with <field>_inc incident
+  // fields. Not for parallel runs (halo faces) yet.
+  std::vector<char> total_field;
   fluxes::ScalarType scalar = fluxes::ScalarType::float64;
   Integrator integrator = Integrator::lserk4;
   Plan plan;

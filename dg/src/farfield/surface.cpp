@@ -1,6 +1,7 @@
 // Huygens surfaces from element faces (dg/farfield.hpp).
 #include "dg/error.hpp"
 #include "dg/farfield.hpp"
+#include "face_sets.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,35 +16,6 @@ std::string number(double v) {
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", v);
   return text;
-}
-
-// The faces (k, f) with inside(k) and the neighbour outside. A boundary face of an inside
-// element is enclosed (a scatterer's boundary) unless its group also has faces on outside
-// elements: then the surface crosses that boundary and is not closed; `what` names the surface.
-template <class Inside>
-std::vector<std::pair<int, int>> interface_faces(const mesh::Mesh& mesh, const Inside& inside, const std::string& what) {
-  const int K = static_cast<int>(mesh.EToE.size());
-  const int Nfaces = mesh.dim + 1;
-  int inside_count = 0;
-  for (int k = 0; k < K; ++k) inside_count += inside(k) ? 1 : 0;
-  if (inside_count == 0) throw Error(what + " encloses no element; it must enclose the scatterer");
-  if (inside_count == K) throw Error(what + " encloses every element, so it has no faces inside the mesh; make it smaller than the domain");
-  std::vector<char> group_in(mesh.boundary_names.size(), 0), group_out(mesh.boundary_names.size(), 0);
-  for (const mesh::BoundaryFace& b : mesh.boundary_faces) (inside(b.element) ? group_in : group_out)[static_cast<std::size_t>(b.group)] = 1;
-  for (std::size_t g = 0; g < group_in.size(); ++g)
-    if (group_in[g] && group_out[g])
-      throw Error(what + " crosses the mesh boundary '" + mesh.boundary_names[g] +
-                  "' (it has faces on elements inside and outside), so it is not a closed surface around the "
-                  "scatterer; keep it inside the domain");
-  std::vector<std::pair<int, int>> faces;
-  for (int k = 0; k < K; ++k) {
-    if (!inside(k)) continue;
-    for (int f = 0; f < Nfaces; ++f) {
-      const int nb = mesh.EToE[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)];
-      if (nb != k && !inside(nb)) faces.emplace_back(k, f);
-    }
-  }
-  return faces;
 }
 
 }  // namespace
@@ -101,7 +73,7 @@ HuygensSurface huygens_surface_box(const Discretization& disc, const mesh::Mesh&
   what += " (the mesh spans [" + number(min[0]) + ", " + number(max[0]) + "] x [" + number(min[1]) + ", " + number(max[1]) + "]";
   if (disc.dim == 3) what += " x [" + number(min[2]) + ", " + number(max[2]) + "]";
   what += ")";
-  const auto faces = interface_faces(mesh, [&](int k) { return inside[static_cast<std::size_t>(k)] != 0; }, what);
+  const auto faces = detail::interface_faces(mesh, [&](int k) { return inside[static_cast<std::size_t>(k)] != 0; }, what);
   return huygens_surface(disc, faces);
 }
 
@@ -113,7 +85,7 @@ HuygensSurface huygens_surface_region(const Discretization& disc, const mesh::Me
     throw Error("the mesh has no region '" + std::string(name) + "'; its regions: " + (list.empty() ? "(none)" : list));
   }
   const int region = static_cast<int>(found - mesh.region_names.begin());
-  const auto faces = interface_faces(
+  const auto faces = detail::interface_faces(
       mesh, [&](int k) { return mesh.element_region[static_cast<std::size_t>(k)] == region; },
       "the far-field region '" + std::string(name) + "'");
   return huygens_surface(disc, faces);

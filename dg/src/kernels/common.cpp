@@ -61,6 +61,13 @@ Pieces lower_pieces(const KernelSpec& spec) {
       throw Error("the boundary condition '" + condition->name + "' of law '" + law.name +
                   "' reads an incident field, but the run defines none (set [incident] in the config)");
   }
+  if (!spec.tfsf.empty()) {
+    if (!spec.incident)
+      throw Error("total-field/scattered-field incidence needs an incident field, but the run defines none");
+    if (spec.tfsf.size() != law.state_components())
+      throw Error("total-field/scattered-field incidence: " + std::to_string(spec.tfsf.size()) +
+                  " component entries for the " + std::to_string(law.state_components()) + " state components");
+  }
   return pieces;
 }
 
@@ -196,6 +203,26 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
       if (ref.kind != InputKind::neighbour_parameter) return "";
       return "prm[NPRM + " + parameters + " * K + " + std::to_string(ref.index) + " * H + h]";
     });
+  }
+  if (!spec.tfsf.empty()) {
+    // Total-field/scattered-field faces: the neighbour's trace in this side's formulation, its
+    // scattered field plus the incident one (this side total) or its total field minus it.
+    const int total = tfsf_total_code(spec), scattered = tfsf_scattered_code(spec);
+    auto branch = w.block("else if (code == " + std::to_string(total) + " || code == " + std::to_string(scattered) + ")");
+    w.line("const int p = vmapP[k * NFN + m];");
+    w.line("const int kP = p / NP;");
+    w.line("const int iP = p - kP * NP;");
+    load_state(w, components, "kP", "iP", "uP");
+    if (reads_input(*spec.incident, InputKind::coordinate) || reads_input(pieces.difference, InputKind::coordinate))
+      load_coordinates(w, dim, "iM");
+    w.line("real inc[NINC];");
+    emit_piece(w, *spec.incident, "inc", "ti_", spec.scalar);
+    w.line("const real side = code == " + std::to_string(total) + " ? real(1) : real(-1);");
+    for (int c = 0; c < components; ++c) {
+      const int i = spec.tfsf.at(static_cast<std::size_t>(c));
+      if (i >= 0) w.line("uP[" + std::to_string(c) + "] += side * inc[" + std::to_string(i) + "];");
+    }
+    emit_piece(w, pieces.difference, "dF", "tf", spec.scalar);
   }
   for (std::size_t b = 0; b < pieces.boundary.size(); ++b) {
     const fluxes::Lowered& piece = pieces.boundary[b];

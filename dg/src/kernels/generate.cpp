@@ -133,6 +133,11 @@ std::string kernel_hash(const KernelSpec& spec) {
   kernels::emit_piece(text, pieces.difference, "dF", "d", spec.scalar);
   for (std::size_t b = 0; b < pieces.boundary.size(); ++b)
     kernels::emit_piece(text, pieces.boundary[b], "dF", "b" + std::to_string(b) + "_", spec.scalar);
+  if (!spec.tfsf.empty()) {
+    std::string map = "total-field/scattered-field:";
+    for (int i : spec.tfsf) map += " " + std::to_string(i);
+    text.line(map);
+  }
   return rtcg::Sha256::hex(text.str()).substr(0, 16);
 }
 

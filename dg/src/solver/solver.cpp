@@ -3,6 +3,7 @@
 #include "dg/solver.hpp"
 
 #include "dg/error.hpp"
+#include "dg/total_field.hpp"
 #include "dg/wave_speed.hpp"
 #include "solver/geometry_arrays.hpp"
 #include "solver/halo.hpp"
@@ -634,15 +635,42 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
 
   std::vector<std::int32_t> geometry_codes = boundary_codes(disc, law, setup.boundaries, s.conditions);
 
+  // Total-field/scattered-field faces: codes after the boundary conditions' (their kernels
+  // branch on them), on both sides of each face between flagged and unflagged elements.
+  std::vector<int> tfsf;
+  if (!setup.total_field.empty()) {
+    if (setup.total_field.size() != static_cast<std::size_t>(K))
+      throw Error("the total-field region flags " + std::to_string(setup.total_field.size()) + " elements, the mesh has " +
+                  std::to_string(K));
+    if (!setup.halo.faces.empty())
+      throw Error("total-field/scattered-field incidence is not supported in parallel runs yet; run on one process");
+    tfsf = incident_components(law);
+    const int total_code = static_cast<int>(s.conditions.size()) + 1, scattered_code = total_code + 1;
+    const int Nfaces = element.Nfaces;
+    int faces = 0;
+    for (int k = 0; k < K; ++k)
+      for (int f = 0; f < Nfaces; ++f) {
+        const int nb = disc.vmapP(f * element.Nfp, k) / Np;  // k itself on a boundary face
+        const bool here = setup.total_field[static_cast<std::size_t>(k)] != 0;
+        if (nb == k || here == (setup.total_field[static_cast<std::size_t>(nb)] != 0)) continue;
+        std::int32_t& code = geometry_codes[flat(0, 0, k, Nfaces, f)];
+        if (code != 0) continue;  // a boundary face keeps its condition
+        code = here ? total_code : scattered_code;
+        ++faces;
+      }
+    if (faces == 0)
+      throw Error("the total-field region has no faces inside the mesh: give it some elements, not all of them");
+  }
+
   // Incident field: the plane wave enters at the mesh's most upstream point at t = 0.
-  bool needs_incident = false;
+  bool needs_incident = !tfsf.empty();
   for (const fluxes::BoundaryCondition* bc : s.conditions)
     needs_incident = needs_incident ||
                      reads_input(fluxes::lower_boundary_flux(law, *bc, setup.parameters), fluxes::InputKind::incident);
   if (needs_incident) {
     if (!setup.incident)
-      throw Error("a boundary condition in use reads the incident field, but the run defines none: set [incident] kind = "
-                  "\"plane_wave\" in the config");
+      throw Error(std::string(tfsf.empty() ? "a boundary condition in use reads" : "total-field/scattered-field incidence needs") +
+                  " the incident field, but the run defines none: set [incident] kind = \"plane_wave\" in the config");
     const fluxes::Lowered speed = fluxes::lower_max_wave_speed(law, setup.parameters);
     if (!speed.dag.is_constant(speed.outputs.at(0)))
       throw Error("a plane wave needs a constant wave speed, but the law's max_wave_speed depends on the state or position");
@@ -660,6 +688,7 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   spec.element = &element;
   spec.conditions = s.conditions;
   spec.incident = s.incident;
+  spec.tfsf = tfsf;
   spec.scalar = setup.scalar;
   spec.plan = setup.plan;
   s.kernels = generate_kernels(spec);

@@ -29,7 +29,7 @@ TEST_F(ConfigTest, EffectiveConfigOfDefaults) {
                               "\n[incident]\nkind = \"none\"\ndirection = [1.0, 0.0, 0.0]\n"
                               "polarization = [0.0, 0.0, 1.0]\nwavenumber = 6.283185307179586\namplitude = 1.0\n"
                               "envelope = \"ramp\"\nramp_periods = 2.0\npulse_width = 0.0\npulse_delay = 0.0\n"
-      "phase_origin = [0.0, 0.0, 0.0]\n"
+      "phase_origin = [0.0, 0.0, 0.0]\ntotal_field = \"none\"\n"
                               "\n[output]\ninterval = 0.0\nvtu = true\nhdf5 = true\nerror = false\n"
                               "\n[checkpoint]\ninterval = 0.0\nkeep = 2\n"
             "\n[stabilization]\nfilter_strength = 0.0\nfilter_order = 16\nfilter_cutoff = 0\npositive = []\n"

@@ -150,6 +150,31 @@ TEST_F(ConfigTest, IncidentVectors) {
   EXPECT_EQ(c.incident.polarization, (std::array<double, 3>{1, 0, 0}));
 }
 
+// Total-field/scattered-field incidence: a box needs both corners, a region its group, and
+// either an incident wave.
+TEST_F(ConfigTest, TotalField) {
+  const std::string wave = minimal + "[incident]\nkind = \"plane_wave\"\n";
+  EXPECT_EQ(error_of(wave + "total_field = \"box\"\ntotal_field_min = [-1, -1]\n"),
+            "cfg.toml:7:1: error: [incident] total_field = \"box\" needs 'total_field_max' (the box's corners, [x, y] or "
+            "[x, y, z]): elements whose centroid is inside carry the total field");
+  EXPECT_EQ(error_of(wave + "total_field = \"box\"\ntotal_field_min = [1, -1]\ntotal_field_max = [0, 1]\n"),
+            "cfg.toml:11:19: error: 'incident.total_field_max' must exceed 'incident.total_field_min' in every "
+            "coordinate (a 2D box gives [x, y])");
+  EXPECT_EQ(error_of(wave + "total_field = \"region\"\n"),
+            "cfg.toml:7:1: error: [incident] total_field = \"region\" needs 'total_field_group': the mesh region "
+            "(physical group) whose elements carry the total field");
+  EXPECT_EQ(error_of(wave + "total_field = \"region\"\ntotal_field_group = \"inner\"\ntotal_field_min = [0, 0]\n"),
+            "cfg.toml:11:19: error: 'incident.total_field_min' is for total_field = \"box\"");
+  EXPECT_EQ(error_of(minimal + "[incident]\ntotal_field = \"region\"\ntotal_field_group = \"inner\"\n"),
+            "cfg.toml:8:15: error: 'incident.total_field' needs an incident wave (kind = \"plane_wave\")");
+  EXPECT_EQ(error_of(wave + "total_field = \"sphere\"\n"),
+            "cfg.toml:9:15: error: 'incident.total_field' must be one of none, box, region; got \"sphere\"");
+  const RunConfig c = parse(wave + "total_field = \"box\"\ntotal_field_min = [-1, -2]\ntotal_field_max = [1, 2]\n");
+  EXPECT_EQ(c.incident.total_field, "box");
+  EXPECT_EQ(c.incident.total_field_min, (std::array<double, 3>{-1, -2, 0}));
+  EXPECT_EQ(c.incident.total_field_max, (std::array<double, 3>{1, 2, 0}));
+}
+
 TEST_F(ConfigTest, Probes) {
   EXPECT_EQ(error_of(minimal + "[probe]\npoints = [[0, 0, 0]]\n"),
             "cfg.toml:7:1: error: 'probe' must be an array of tables: write [[probe]] above each probe's keys");

@@ -1,5 +1,6 @@
 // `rtdg run` end to end on the host backend (runner/run.hpp).
 #include "run_support.hpp"
+#include "cylinder_series.hpp"
 
 #include <dg/plan.hpp>
 #include <output/hdf5_solution.hpp>
@@ -623,30 +624,6 @@ TEST_F(Run, Cylinder2DScatteringMatchesTheAnalyticSeries) {
   }
 }
 
-// |Ez| of the total field for the unit TM plane wave exp(i k x) on a dielectric cylinder of
-// radius a and relative permittivity m^2 (mu = 1), at (r, phi): the separation-of-variables
-// series (Balanis, Advanced Engineering Electromagnetics, 11.5, with the interior field),
-// sum_n eps_n i^n [J_n(kr) + b_n H_n(kr)] cos(n phi) outside and sum_n eps_n i^n c_n J_n(mkr)
-// cos(n phi) inside, b_n and c_n from the continuity of Ez and dEz/dr at r = a.
-double dielectric_cylinder_amplitude(double k, double a, double m, double r, double phi) {
-  using C = std::complex<double>;
-  auto J = [](int n, double x) { return std::cyl_bessel_j(static_cast<double>(n), x); };
-  auto Y = [](int n, double x) { return std::cyl_neumann(static_cast<double>(n), x); };
-  // Z_n' = (Z_{n-1} - Z_{n+1}) / 2, Z_0' = -Z_1.
-  auto dJ = [&](int n, double x) { return n == 0 ? -J(1, x) : 0.5 * (J(n - 1, x) - J(n + 1, x)); };
-  auto dY = [&](int n, double x) { return n == 0 ? -Y(1, x) : 0.5 * (Y(n - 1, x) - Y(n + 1, x)); };
-  C sum = 0;
-  for (int n = 0; n <= 40; ++n) {
-    const C Ha(J(n, k * a), Y(n, k * a)), dHa(dJ(n, k * a), dY(n, k * a));
-    const double Jm = J(n, m * k * a), dJm = dJ(n, m * k * a);
-    const C b = (m * dJm * J(n, k * a) - Jm * dJ(n, k * a)) / (Jm * dHa - m * dJm * Ha);
-    const C c = (J(n, k * a) + b * Ha) / Jm;
-    const C radial = r > a ? J(n, k * r) + b * C(J(n, k * r), Y(n, k * r)) : c * J(n, m * k * r);
-    sum += (n == 0 ? 1.0 : 2.0) * std::pow(C(0, 1), n) * radial * std::cos(n * phi);
-  }
-  return std::abs(sum);
-}
-
 // dielectric_cylinder2d.toml (eps = 4 in the disk, ka = 1, total field through the incident
 // box), box 6, order 2: after the ramp, the total Ez on the axis in front of, inside and
 // behind the cylinder oscillates with the series' amplitude (measured: +0.49 %, -0.74 %,
@@ -667,7 +644,7 @@ TEST_F(Run, DielectricCylinderNearFieldMatchesTheSeries) {
     double r, phi;
   };
   for (const Check& c : {Check{2, 0.75, std::numbers::pi}, Check{3, 0.0, 0.0}, Check{4, 0.75, 0.0}}) {
-    const double expected = dielectric_cylinder_amplitude(k, a, m, c.r, c.phi);
+    const double expected = test::dielectric_cylinder_amplitude(k, a, m, c.r, c.phi);
     const double measured = peak_after(dir / "axis.csv", c.column, 10.0);
     std::printf("dielectric cylinder: r = %g, phi = %g: series %.4f, measured %.4f\n", c.r, c.phi, expected, measured);
     EXPECT_NEAR(measured, expected, 0.02 * expected) << "column " << c.column;

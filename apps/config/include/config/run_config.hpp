@@ -68,6 +68,13 @@ struct Incident {
   // The point where the carrier's phase is zero at t = 0 (docs/scattering.md): far fields
   // are referred to it. [x, y] gives z = 0.
   std::array<double, 3> phase_origin{0, 0, 0};
+  // Total-field/scattered-field incidence (docs/scattering.md): "none" (the incident wave
+  // enters through boundary conditions), "box" (the elements whose centroid is inside
+  // [total_field_min, total_field_max] carry the total field) or "region" (the elements of the
+  // mesh region total_field_group do).
+  std::string total_field = "none";
+  std::array<double, 3> total_field_min{0, 0, 0}, total_field_max{0, 0, 0};
+  std::string total_field_group;
   fluxes::Location where;  // the [incident] table; {file, 0, 0} when absent
 };
 
