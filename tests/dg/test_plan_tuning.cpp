@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 
 rtcg::Backend& host() { return rtcg::backend("host"); }
 
-// Unfused in one layout and the fused kernel with either derivative and either kind of
-// products (the host runs tensor products as loops): five variants.
+// Unfused in one layout and the fused kernel with either derivative, either kind of products
+// (the host runs tensor products as loops) and prefetching or not: nine variants.
 PlanSpace tiny_space() {
   PlanSpace space;
   space.layouts = {Layout::field_major};
@@ -33,6 +33,7 @@ PlanSpace tiny_space() {
   space.operators = {Operators::global};
   space.derivatives = {Derivative::flux, Derivative::state};
   space.products = {Products::scalar, Products::tensor};
+  space.prefetch = {Prefetch::off, Prefetch::on};
   space.min_threads = 1;
   return space;
 }
@@ -48,10 +49,10 @@ TEST(PlanTuning, EveryVariantPassesTheCheckAndTheWinnerIsStoredAndReused) {
   rtcg::tune::TuningDb db(scratch_db("store"));
   const PlanChoice tuned = choose_plan(*cavity.solver, rtcg::tune::TuneMode::force, db, 0, tiny_space());
   ASSERT_TRUE(tuned.tuned.has_value());
-  EXPECT_EQ(tuned.tuned->variants.size(), 5u);  // unfused; fused with d(flux), d(state), scalar or tensor
+  EXPECT_EQ(tuned.tuned->variants.size(), 9u);  // unfused; fused with d(flux), d(state), scalar or tensor, prefetch
   for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_TRUE(t.ok()) << t.status << ": " << t.reason;
   EXPECT_EQ(cavity.solver->setup().plan, tuned.plan);  // the solver is left on the winner
-  EXPECT_EQ(tuned.source.rfind("tuned now: 5 variants", 0), 0u) << tuned.source;
+  EXPECT_EQ(tuned.source.rfind("tuned now: 9 variants", 0), 0u) << tuned.source;
 
   // Another process (a new database object on the same file) finds it.
   rtcg::tune::TuningDb again(db.path());
@@ -91,7 +92,7 @@ TEST(PlanTuning, ASpentBudgetStillTimesTheDefaultPlan) {
   EXPECT_EQ(choice.plan, Plan{});
   int budget = 0;
   for (const rtcg::tune::Timing& t : choice.tuned->variants) budget += t.status == "budget";
-  EXPECT_EQ(budget, 4);
+  EXPECT_EQ(budget, 8);
   EXPECT_NE(choice.source.find("time budget spent"), std::string::npos) << choice.source;
 }
 
@@ -107,7 +108,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar");
+            "products=scalar prefetch=off");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -115,7 +116,11 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
             plan);
   rtcg::tune::Point old_point = point_of(plan);
   old_point.erase("products");
+  old_point.erase("prefetch");
   EXPECT_EQ(plan_of(old_point), plan);
+  plan.prefetch = Prefetch::on;
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  plan.prefetch = Prefetch::off;
   plan.nodes_per_thread = 1;
   plan.operators = Operators::global;
   plan.products = Products::tensor;

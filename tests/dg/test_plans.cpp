@@ -45,9 +45,10 @@ std::vector<double> random_state(std::size_t n) {
 }
 
 Plan fused(Layout layout, int elements, int nodes_per_thread, Operators operators, Derivative derivative,
-           Products products = Products::scalar) {
+           Products products = Products::scalar, Prefetch prefetch = Prefetch::off) {
   Plan plan;
   plan.products = products;
+  plan.prefetch = prefetch;
   plan.fusion = Fusion::stage;
   plan.layout = layout;
   plan.stage_elements_per_block = elements;
@@ -66,7 +67,11 @@ std::vector<Plan> fused_plans() {
           // Tensor products (the host runs the padded fragment products as loops): columns
           // not a multiple of 8 (3 elements), a partial last block, both derivatives.
           fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor),
-          fused(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor)};
+          fused(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor),
+          // Prefetched traces (and update inputs, with tensor products).
+          fused(Layout::element_major, 3, 2, Operators::global, Derivative::flux, Products::scalar, Prefetch::on),
+          fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on),
+          fused(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on)};
 }
 
 struct PlanCase {
@@ -137,6 +142,18 @@ TEST(SolverPlans, DescribeAndParseNames) {
   const Plan plan = fused(Layout::element_major, 4, 2, Operators::shared, Derivative::state);
   EXPECT_EQ(plan.describe(),
             "fused stage, element_major, 4 elements/block, 2 nodes/thread, operators shared, derivative of the state");
+  EXPECT_EQ(parse_prefetch("on"), Prefetch::on);
+  const Plan prefetching = fused(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+  EXPECT_EQ(prefetching.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, prefetch");
+  EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                                  "derivative=flux products=tensor prefetch=on");
+  EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
+  // A plan text from before prefetching existed does not prefetch.
+  EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tensor"),
+            fused(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor));
 }
 
 // The device-side kept state and reference change the tuner uses: restored and compared

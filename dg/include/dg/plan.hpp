@@ -52,6 +52,13 @@ enum class Derivative : unsigned char { flux, state };
 //           operator fragments pre-arranged in global memory and the state in shared memory.
 //           Double precision only; the host backend runs the same padded products as loops.
 enum class Products : unsigned char { scalar, tensor };
+// When the fused kernel issues its global loads.
+//   off  phase by phase: the state, then (after the volume fluxes) each face's neighbour trace,
+//        then (after the products) the update's res (or u0): three latencies in a row
+//   on   all at the start: the neighbours' traces of interior faces go into the face-flux
+//        scratch with the state's loads, and with tensor products each thread's res (u0) into
+//        registers, so the latencies overlap; costs registers
+enum class Prefetch : unsigned char { off, on };
 
 struct Plan {
   Layout layout = Layout::field_major;
@@ -71,6 +78,7 @@ struct Plan {
   Operators operators = Operators::global;
   Derivative derivative = Derivative::flux;
   Products products = Products::scalar;
+  Prefetch prefetch = Prefetch::off;
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -83,18 +91,21 @@ const char* to_string(Fusion fusion);
 const char* to_string(Operators operators);
 const char* to_string(Derivative derivative);
 const char* to_string(Products products);
+const char* to_string(Prefetch prefetch);
 // Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
 Operators parse_operators(const std::string& text);
 Derivative parse_derivative(const std::string& text);
 Products parse_products(const std::string& text);
+Prefetch parse_prefetch(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
 // products=scalar" (an unfused plan: "fusion=none layout=field_major volume_elements=0
 // surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
-// word; a fused plan without products= (written before tensor products existed) is scalar.
+// word; a fused plan without products= (written before tensor products existed) is scalar,
+// one without prefetch= (written before prefetching existed) does not prefetch.
 std::string to_text(const Plan& plan);
 Plan plan_from_text(const std::string& text);
 

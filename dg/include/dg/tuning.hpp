@@ -38,6 +38,7 @@ struct PlanSpace {
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
   // Tensor products are tried only in double (they are refused for float).
   std::vector<Products> products{Products::scalar, Products::tensor};
+  std::vector<Prefetch> prefetch{Prefetch::off, Prefetch::on};
   int min_threads = 64;
   int max_threads = 512;
 
@@ -49,8 +50,9 @@ struct PlanSpace {
 inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
-// operators, derivative, products; enums as their integer values). A point without products
-// (stored before tensor products existed) is a scalar plan.
+// operators, derivative, products, prefetch; enums as their integer values). A point without
+// products (stored before tensor products existed) is a scalar plan, one without prefetch
+// does not prefetch.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

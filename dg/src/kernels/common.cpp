@@ -171,7 +171,8 @@ void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
     }
 }
 
-void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo) {
+void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo,
+                     const std::function<std::string(int c)>& staged) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
   w.line("const real* fg = fgeo + (k * NFACES + f) * (DIM + 1);");
@@ -184,7 +185,13 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     w.line("const int p = vmapP[k * NFN + m];");
     w.line("const int kP = p / NP;");
     w.line("const int iP = p - kP * NP;");
-    load_state(w, components, "kP", "iP", "uP");
+    if (staged) {
+      w.line("(void)iP;");
+      w.line("real uP[NCOMP];");
+      for (int c = 0; c < components; ++c) w.line("uP[" + std::to_string(c) + "] = " + staged(c) + ";");
+    } else {
+      load_state(w, components, "kP", "iP", "uP");
+    }
     if (reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
     emit_piece(w, pieces.difference, "dF", "sf", spec.scalar);
   }

@@ -62,7 +62,10 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec);
 // kernel takes with its face count H: halo_arguments) or for the face's boundary
 // condition (code from bcode), and reads the face geometry into `fg` / nrm[]. `halo` false
 // leaves the halo branch out (kernels without halo arguments: the library formulation).
-void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo = true);
+// `staged`, when given, names where the interior neighbour's trace of component c was already
+// loaded (Prefetch::on), instead of reading it from q.
+void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo = true,
+                     const std::function<std::string(int c)>& staged = {});
 
 // The halo buffer of a kernel with halo faces, [H][NCOMP][NFP] in reals: the neighbour ranks'
 // traces of the H halo faces, each in the neighbour's own face-node order; vmapP of node j of

@@ -31,6 +31,12 @@
 // and state value it loads serves NPT outputs). The flux and face-flux phases loop over node
 // and face-node slots with the block's threads, as the unfused kernels do.
 //
+// Prefetch (Plan::prefetch == on): the neighbours' traces of interior faces are gathered into
+// sF in the state-loading phase (each slot's thread later reads its own entries back in the
+// face-flux phase and writes the flux over them), and with tensor products each thread loads
+// its output node's res (u0) into registers there too, so the three global-load latencies of
+// a stage overlap instead of following each other.
+//
 // Kernels (T = float or double):
 //   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz, DT, LT, AV, AL,
 //                    prm, T t, halo, H, T a, T b, T dt, int K, int kb, int ke)
@@ -328,9 +334,48 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int k = k0 + e;");
     w.line("sq[s] = e < NE && i < NP && k < ke ? q[QIDX(c, k, i)] : real(0);");
   }
+  const bool prefetch = plan.prefetch == Prefetch::on;
+  if (prefetch) {
+    w.line("// Prefetch: the neighbours' traces of interior faces go into sF now, with the state's loads;");
+    w.line("// the face-flux phase (the same slot, so the same thread) reads them there and writes");
+    w.line("// the flux over them.");
+    auto traces = w.block("RTDG_SLOTS(s, NE * NFN)");
+    w.line("const int e = s / NFN;");
+    w.line("const int m = s % NFN;");
+    w.line("const int k = k0 + e;");
+    w.line("if (k >= ke || bcode[k * NFACES + m / NFP] != 0) continue;");
+    w.line("const int p = vmapP[k * NFN + m];");
+    w.line("const int kP = p / NP;");
+    w.line("const int iP = p - kP * NP;");
+    for (int c = 0; c < components; ++c)
+      w.line("sF[(e * NCOMP + " + str(c) + ") * LDF + m] = q[QIDX(" + str(c) + ", kP, iP)];");
+  }
+  if (tensor && prefetch) {
+    w.line("#if RTCG_CUDA");
+    w.line("// Prefetch: this thread's output node's res (u0) into registers (one node per thread).");
+    w.line("real pre[NCOMP] = {};");
+    {
+      auto node = w.block("");
+      w.line("const int e = tid / NP;");
+      w.line("const int i = tid - e * NP;");
+      w.line("const int k = k0 + e;");
+      w.line("if (tid < NE * NP && k < ke)");
+      w.line("  for (int c = 0; c < NCOMP; ++c) pre[c] = RTDG_PRE_SOURCE[QIDX(c, k, i)];");
+    }
+    w.line("#endif");
+  }
   if (tensor) {
     w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
-    w.line("RTDG_SLOTS(s, NCOLP * LDF) sF[s] = real(0);");
+    if (prefetch) {
+      // Only the entries the face-flux phase leaves alone: the prefetched ones are being
+      // written by other threads in this phase.
+      auto zero = w.block("RTDG_SLOTS(s, NCOLP * LDF)");
+      w.line("const int col = s / LDF;");
+      w.line("if (col < NE * NCOMP && s - col * LDF < NFN && k0 + col / NCOMP < ke) continue;");
+      w.line("sF[s] = real(0);");
+    } else {
+      w.line("RTDG_SLOTS(s, NCOLP * LDF) sF[s] = real(0);");
+    }
     if (!by_state) w.line("RTDG_SLOTS(s, NCOLP * LDG) sG[s] = real(0);");
   }
   w.line("RTDG_SYNC();");
@@ -360,7 +405,10 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int iM = rtdg_fmask[m];");
     w.line("real u[NCOMP];");
     for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + iM];");
-    write_face_flux(w, spec, pieces);
+    if (prefetch)
+      write_face_flux(w, spec, pieces, true, [](int c) { return "sF[(e * NCOMP + " + std::to_string(c) + ") * LDF + m]"; });
+    else
+      write_face_flux(w, spec, pieces);
     for (int c = 0; c < components; ++c)
       w.line("sF[(e * NCOMP + " + str(c) + ") * LDF + m] = fg[DIM] * dF[" + str(c) + "];");
   }
@@ -554,15 +602,32 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT DT, "
       "const real* RTCG_RESTRICT LT, const real* RTCG_RESTRICT AV, const real* RTCG_RESTRICT AL, "
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
+  // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
+  // CUDA; the host reads the array (its "threads" run the node loop in sequence).
+  const bool pre = plan.prefetch == Prefetch::on && plan.products == Products::tensor;
+  const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "res[idx]";
+  const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "u0[idx]";
+  if (pre) {
+    w.line("#if RTCG_CUDA");
+    w.line("#define RTDG_PRE(c, idx) pre[c]");
+    w.line("#else");
+    w.line("#define RTDG_PRE(c, idx) RTDG_PRE_SOURCE[idx]");
+    w.line("#endif");
+  }
+  w.line("#define RTDG_PRE_SOURCE res");
   write_stage_kernel(w, spec, pieces, sc, "rtdg_stage_lserk",
                      "const real* RTCG_RESTRICT q, real* RTCG_RESTRICT qo, real* RTCG_RESTRICT res, " + geometry +
                          "real a, real b, real dt, int K, int kb, int ke",
-                     {"const real rr = a * res[idx] + dt * rhs[c];", "res[idx] = rr;",
+                     {"const real rr = a * " + res_in + " + dt * rhs[c];", "res[idx] = rr;",
                       "qo[idx] = se[c * LDQ + i] + b * rr;"});
+  w.line("#undef RTDG_PRE_SOURCE");
+  w.line("#define RTDG_PRE_SOURCE u0");
   write_stage_kernel(w, spec, pieces, sc, "rtdg_stage_ssp",
                      "const real* RTCG_RESTRICT q, const real* RTCG_RESTRICT u0, real* RTCG_RESTRICT qo, " + geometry +
                          "real alpha, real beta, real dt, int K, int kb, int ke",
-                     {"qo[idx] = alpha * u0[idx] + beta * (se[c * LDQ + i] + dt * rhs[c]);"});
+                     {"qo[idx] = alpha * " + u0_in + " + beta * (se[c * LDQ + i] + dt * rhs[c]);"});
+  w.line("#undef RTDG_PRE_SOURCE");
+  if (pre) w.line("#undef RTDG_PRE");
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");
   w.line();

@@ -34,6 +34,7 @@ constexpr std::array fusions{std::pair{Fusion::none, "none"}, std::pair{Fusion::
 constexpr std::array operator_places{std::pair{Operators::global, "global"}, std::pair{Operators::shared, "shared"}};
 constexpr std::array derivatives{std::pair{Derivative::flux, "flux"}, std::pair{Derivative::state, "state"}};
 constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::pair{Products::tensor, "tensor"}};
+constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{Prefetch::on, "on"}};
 
 }  // namespace
 
@@ -42,11 +43,13 @@ const char* to_string(Fusion fusion) { return name_of(fusion, fusions); }
 const char* to_string(Operators operators) { return name_of(operators, operator_places); }
 const char* to_string(Derivative derivative) { return name_of(derivative, derivatives); }
 const char* to_string(Products products) { return name_of(products, product_kinds); }
+const char* to_string(Prefetch prefetch) { return name_of(prefetch, prefetch_kinds); }
 Layout parse_layout(const std::string& text) { return parse_name(text, layouts, "memory layout"); }
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
 Derivative parse_derivative(const std::string& text) { return parse_name(text, derivatives, "derivative"); }
 Products parse_products(const std::string& text) { return parse_name(text, product_kinds, "products"); }
+Prefetch parse_prefetch(const std::string& text) { return parse_name(text, prefetch_kinds, "prefetch"); }
 
 std::string to_text(const Plan& plan) {
   std::ostringstream text;
@@ -54,7 +57,7 @@ std::string to_text(const Plan& plan) {
   if (plan.fusion == Fusion::stage)
     text << " elements=" << plan.stage_elements_per_block << " nodes_per_thread=" << plan.nodes_per_thread
          << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
-         << " products=" << to_string(plan.products);
+         << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -99,6 +102,7 @@ Plan plan_from_text(const std::string& text) {
     plan.operators = parse_operators(take("operators"));
     plan.derivative = parse_derivative(take("derivative"));
     if (words.count("products")) plan.products = parse_products(take("products"));
+    if (words.count("prefetch")) plan.prefetch = parse_prefetch(take("prefetch"));
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -120,7 +124,8 @@ std::string Plan::describe() const {
   if (fusion == Fusion::stage)
     return std::string("fused stage, ") + to_string(layout) + ", " + count(stage_elements_per_block) +
            " elements/block, " + std::to_string(nodes_per_thread) + " nodes/thread, operators " + to_string(operators) +
-           ", derivative of the " + to_string(derivative) + (products == Products::tensor ? ", tensor cores" : "");
+           ", derivative of the " + to_string(derivative) + (products == Products::tensor ? ", tensor cores" : "") +
+           (prefetch == Prefetch::on ? ", prefetch" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

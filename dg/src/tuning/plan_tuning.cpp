@@ -78,6 +78,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.operators = {Operators::global};
     space.derivatives = {Derivative::flux, Derivative::state};
     space.products = {Products::scalar};
+    space.prefetch = {Prefetch::off};
     space.min_threads = 1;
   }
   return space;
@@ -91,7 +92,8 @@ Point point_of(const Plan& plan) {
                {"nodes_per_thread", fused ? plan.nodes_per_thread : 1},
                {"operators", fused ? static_cast<std::int64_t>(plan.operators) : 0},
                {"derivative", fused ? static_cast<std::int64_t>(plan.derivative) : 0},
-               {"products", fused ? static_cast<std::int64_t>(plan.products) : 0}};
+               {"products", fused ? static_cast<std::int64_t>(plan.products) : 0},
+               {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -110,6 +112,8 @@ Plan plan_of(const Point& point) {
     plan.derivative = value("derivative") ? Derivative::state : Derivative::flux;
     const auto products = point.find("products");
     plan.products = products != point.end() && products->second ? Products::tensor : Products::scalar;
+    const auto prefetch = point.find("prefetch");
+    plan.prefetch = prefetch != point.end() && prefetch->second ? Prefetch::on : Prefetch::off;
   }
   return plan;
 }
@@ -135,6 +139,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> operators = ints(space.operators);
   std::vector<std::int64_t> products = is_single(solver) ? std::vector<std::int64_t>{0} : ints(space.products);
   if (std::find(products.begin(), products.end(), 0) == products.end()) products.insert(products.begin(), 0);
+  std::vector<std::int64_t> prefetch = ints(space.prefetch);
+  if (std::find(prefetch.begin(), prefetch.end(), 0) == prefetch.end()) prefetch.insert(prefetch.begin(), 0);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -146,10 +152,11 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("nodes_per_thread", npt)
       .parameter("operators", operators)
       .parameter("derivative", derivative)
-      .parameter("products", products);
+      .parameter("products", products)
+      .parameter("prefetch", prefetch);
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
-                                   p.at("derivative") == 0 && p.at("products") == 0);
+                                   p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
   });
   out.constraint("tensor products: one node per thread, operators in global memory", [](const Point& p) {
     return p.at("products") == 0 || (p.at("nodes_per_thread") == 1 && p.at("operators") == 0);
