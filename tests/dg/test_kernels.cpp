@@ -9,6 +9,7 @@
 #include <dg/element.hpp>
 #include <dg/incident.hpp>
 #include <dg/kernels.hpp>
+#include <dg/total_field.hpp>
 #include <dg/stabilization.hpp>
 #include <dg/wave_speed.hpp>
 #include <rtcg/compiler.hpp>
@@ -34,10 +35,11 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
   // The laws added later compile at one order: what they add (a source reading the position,
   // other boundary conditions) does not depend on it, and each order costs seconds of NVRTC.
   // euler2d_riemann is euler2d's kernel with other conditions: the two basic plans suffice.
-  const std::set<std::string> one_order = {"shallow_water", "euler2d_riemann", "elastic2d", "euler3d"};
+  const std::set<std::string> one_order = {"shallow_water", "euler2d_riemann", "elastic2d", "euler3d", "maxwell2d_tm_pml",
+                                           "maxwell3d_pml"};
   const std::set<std::string> nonlinear = {"euler2d", "euler2d_riemann", "shallow_water", "euler3d"};
   for (const char* name : {"advection", "acoustics", "maxwell2d_tm", "maxwell2d_te", "maxwell3d", "euler2d",
-                           "euler2d_riemann", "shallow_water", "elastic2d", "euler3d"}) {
+                           "euler2d_riemann", "shallow_water", "elastic2d", "euler3d", "maxwell2d_tm_pml", "maxwell3d_pml"}) {
     const fluxes::Law law = test::law_file(name);
     const bool few_plans = std::string(name) == "euler2d_riemann";
     const Shape shape = law.dimension == 2 ? Shape::triangle : Shape::tetrahedron;
@@ -48,6 +50,8 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
     if (std::string(name).rfind("maxwell", 0) == 0) {
       const bool te = std::string(name) == "maxwell2d_te";  // E in the plane
       spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, te ? 1.0 : 0.0, te ? 0.0 : 1.0}}, 1.0, 1.0, 0.0);
+      // Total-field/scattered-field faces too (their branch reads the incident field).
+      spec.tfsf = incident_components(law);
     } else if (law.env.incident_components() > 0) {
       // Other laws' incident fields: any DAG over x and t will do for compiling, sin(t) here.
       fluxes::Lowered incident;
@@ -81,6 +85,8 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
             spec.plan.operators = Operators::global;
             spec.plan.products = Products::tensor;
           }
+          // Prefetching in a scalar and a tensor-product plan.
+          if (variant == 2 || variant == 5) spec.plan.prefetch = Prefetch::on;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);
