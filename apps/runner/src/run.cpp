@@ -157,6 +157,13 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       << format_number(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << " s ("
       << s.solver->kernels().name << "; plan: " << s.solver->setup().plan.describe() << ", from " << s.plan_source
       << ")\n";
+  if (const std::vector<char>& total = s.setup.total_field; !total.empty()) {
+    const int tfsf_total = dg::tfsf_total_code(s.solver->kernel_spec());
+    long long faces = 0;
+    for (const std::int32_t code : s.solver->face_codes()) faces += code == tfsf_total;
+    log << "[rtdg] total-field/scattered-field incidence: " << std::count(total.begin(), total.end(), char{1})
+        << " of " << total.size() << " elements carry the total field; the wave enters through " << faces << " faces\n";
+  }
 }
 
 // Collective in a parallel run: every rank's state goes to rank 0, which alone gets the values
