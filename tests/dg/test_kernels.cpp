@@ -87,8 +87,6 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
           }
           // Prefetching in a scalar and a tensor-product plan.
           if (variant == 2 || variant == 5) spec.plan.prefetch = Prefetch::on;
-          // Two row tiles per warp item in one tensor-product plan.
-          if (variant == 4) spec.plan.row_tiles = 2;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

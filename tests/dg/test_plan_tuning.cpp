@@ -34,7 +34,6 @@ PlanSpace tiny_space() {
   space.derivatives = {Derivative::flux, Derivative::state};
   space.products = {Products::scalar, Products::tensor};
   space.prefetch = {Prefetch::off, Prefetch::on};
-  space.row_tiles = {1};
   space.min_threads = 1;
   return space;
 }
@@ -109,7 +108,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off row_tiles=1");
+            "products=scalar prefetch=off");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -118,16 +117,10 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   rtcg::tune::Point old_point = point_of(plan);
   old_point.erase("products");
   old_point.erase("prefetch");
-  old_point.erase("row_tiles");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
   plan.prefetch = Prefetch::off;
-  plan.row_tiles = 2;
-  plan.products = Products::tensor;
-  EXPECT_EQ(plan_of(point_of(plan)), plan);
-  plan.row_tiles = 1;
-  plan.products = Products::scalar;
   plan.nodes_per_thread = 1;
   plan.operators = Operators::global;
   plan.products = Products::tensor;

@@ -71,13 +71,7 @@ std::vector<Plan> fused_plans() {
           // Prefetched traces (and update inputs, with tensor products).
           fused(Layout::element_major, 3, 2, Operators::global, Derivative::flux, Products::scalar, Prefetch::on),
           fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on),
-          fused(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on),
-          // Two row tiles per warp item (the layout of the tile outputs and the aliasing change).
-          []() {
-            Plan plan = fused(Layout::field_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
-            plan.row_tiles = 2;
-            return plan;
-          }()};
+          fused(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on)};
 }
 
 struct PlanCase {
@@ -154,14 +148,8 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
-                                  "derivative=flux products=tensor prefetch=on row_tiles=1");
+                                  "derivative=flux products=tensor prefetch=on");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
-  Plan paired = prefetching;
-  paired.row_tiles = 2;
-  EXPECT_EQ(paired.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, 2 row tiles, prefetch");
-  EXPECT_EQ(plan_from_text(to_text(paired)), paired);
   // A plan text from before prefetching existed does not prefetch.
   EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tensor"),

@@ -59,9 +59,6 @@ enum class Products : unsigned char { scalar, tensor };
 //        scratch with the state's loads, and with tensor products each thread's res (u0) into
 //        registers, so the latencies overlap; costs registers
 enum class Prefetch : unsigned char { off, on };
-// Tensor products: how many 8-row tiles of the operator a warp computes at once (1 or 2). With
-// 2, each fragment of the block's columns read from shared memory serves two operator
-// fragments, halving the products' shared-memory reads for twice the accumulator registers.
 
 struct Plan {
   Layout layout = Layout::field_major;
@@ -82,7 +79,6 @@ struct Plan {
   Derivative derivative = Derivative::flux;
   Products products = Products::scalar;
   Prefetch prefetch = Prefetch::off;
-  int row_tiles = 1;  // tensor products only (see above)
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -109,8 +105,7 @@ Prefetch parse_prefetch(const std::string& text);
 // products=scalar" (an unfused plan: "fusion=none layout=field_major volume_elements=0
 // surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
 // word; a fused plan without products= (written before tensor products existed) is scalar,
-// one without prefetch= (written before prefetching existed) does not prefetch, one without
-// row_tiles= has 1.
+// one without prefetch= (written before prefetching existed) does not prefetch.
 std::string to_text(const Plan& plan);
 Plan plan_from_text(const std::string& text);
 

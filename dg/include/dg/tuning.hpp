@@ -39,7 +39,6 @@ struct PlanSpace {
   // Tensor products are tried only in double (they are refused for float).
   std::vector<Products> products{Products::scalar, Products::tensor};
   std::vector<Prefetch> prefetch{Prefetch::off, Prefetch::on};
-  std::vector<int> row_tiles{1, 2};  // tensor products only
   int min_threads = 64;
   int max_threads = 512;
 
@@ -51,9 +50,9 @@ struct PlanSpace {
 inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
-// operators, derivative, products, prefetch, row_tiles; enums as their integer values). A point
-// without products (stored before tensor products existed) is a scalar plan, one without
-// prefetch does not prefetch, one without row_tiles has 1.
+// operators, derivative, products, prefetch; enums as their integer values). A point without
+// products (stored before tensor products existed) is a scalar plan, one without prefetch
+// does not prefetch.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

@@ -22,8 +22,7 @@
 // into 8 x 8 output tiles; a warp takes a row of tiles (mt) and NB column tiles, and walks the
 // operator's 8 x 4 fragments (AV, AL: pre-arranged in global memory so a warp reads one as a
 // coalesced 256-byte load) with mma.sync.m8n8k4.f64, the columns' 4 x 8 fragments read from
-// shared memory (with Plan::row_tiles = 2 a warp takes two rows of tiles, mt and mt + 1, and each
-// column fragment it reads serves both). The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
+// shared memory. The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
 // leading dimensions are 4 mod 8 so that a fragment load is conflict-free, LDY and LDZ 2 mod 8
 // for the tile stores. The host backend computes the same padded products with loops.
 //
@@ -77,7 +76,6 @@ struct Scratch {
   // until every warp has read sG and sF, so sY can take sG's place (alias_y): less shared
   // memory per block, more blocks per SM.
   int ipw = 1;
-  int rt = 1;  // tensor: operator row tiles per warp item (Plan::row_tiles)
   bool alias_y = false;
   long long off_f = 0, off_g = 0, off_y = 0, off_z = 0, off_d = 0, off_l = 0, total = 1;
 };
@@ -154,24 +152,6 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb][0], acc[nb][1], av, b[nb * 8 * TLDB + kt * 4]);");
   w.line("  }");
   w.line("}");
-  w.line("// The same for two row tiles mt and mt + 1 (the second only when `two`): each B fragment");
-  w.line("// read from shared memory serves both operator fragments.");
-  w.line("template <int TK, int TN, int TLDB>");
-  w.line("RTCG_DEVICE void rtdg_products2(double (&acc)[2][TN][2], const double* RTCG_RESTRICT A, int mt, bool two, const double* B, int col0, int lane) {");
-  w.line("  const double* a = A + mt * (TK * 32) + lane;");
-  w.line("  const double* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
-  w.line("#pragma unroll");
-  w.line("  for (int kt = 0; kt < TK; ++kt) {");
-  w.line("    const double av0 = __ldg(a + kt * 32);");
-  w.line("    const double av1 = two ? __ldg(a + (TK + kt) * 32) : 0.0;");
-  w.line("#pragma unroll");
-  w.line("    for (int nb = 0; nb < TN; ++nb) {");
-  w.line("      const double bv = b[nb * 8 * TLDB + kt * 4];");
-  w.line("      rtdg_dmma(acc[0][nb][0], acc[0][nb][1], av0, bv);");
-  w.line("      if (two) rtdg_dmma(acc[1][nb][0], acc[1][nb][1], av1, bv);");
-  w.line("    }");
-  w.line("  }");
-  w.line("}");
   w.line("template <int TN, int TLDY>");
   w.line("RTCG_DEVICE void rtdg_store_tiles(const double (&acc)[TN][2], double* Y, int mt, int col0, int lane) {");
   w.line("  const int row = mt * 8 + (lane >> 2);");
@@ -213,83 +193,59 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
   const int mtv = by_state ? (dim * Np + 7) / 8 : mtl;
   const int ktv = by_state ? (Np + 3) / 4 : (dim * Np + 3) / 4;
   const std::string nb = str(sc.nb), ng = str(sc.ng);
-  const bool pair = sc.rt == 2;
-  // A warp item: row tiles mt (and mt + 1 when `two`, Plan::row_tiles = 2) of a product, and NB
-  // column tiles from col0; `acc` names its accumulators.
-  auto header = [&](int mt_count, const std::string& item) {
-    w.line("const int mt = (" + item + " / " + ng + ")" + (pair ? " * 2" : "") + ";");
-    if (pair) w.line("const bool two = mt + 1 < " + str(mt_count) + ";");
-    w.line("const int col0 = (" + item + " % " + ng + ") * " + str(sc.nb * 8) + ";");
-  };
-  auto items = [&](int mt_count) { return str(pair ? (mt_count + 1) / 2 : mt_count) + " * " + ng; };
-  auto product = [&](const std::string& acc, int k_tiles, const char* ldb, const char* A, const char* B) {
-    return pair ? "rtdg_products2<" + str(k_tiles) + ", " + nb + ", " + ldb + ">(" + acc + ", " + A + ", mt, two, " + B + ", col0, lane);"
-                : "rtdg_products<" + str(k_tiles) + ", " + nb + ", " + ldb + ">(" + acc + ", " + A + ", mt, " + B + ", col0, lane);";
-  };
-  auto store = [&](const std::string& acc, const char* ldy, const char* Y) {
-    if (!pair) return "rtdg_store_tiles<" + nb + ", " + ldy + ">(" + acc + ", " + Y + ", mt, col0, lane);";
-    return "rtdg_store_tiles<" + nb + ", " + ldy + ">(" + acc + "[0], " + Y + ", mt, col0, lane); if (two) rtdg_store_tiles<" +
-           nb + ", " + ldy + ">(" + acc + "[1], " + Y + ", mt + 1, col0, lane);";
-  };
-  const std::string acc_shape = (pair ? "[2]" : "") + std::string("[") + nb + "][2]";
-  const std::string zero = pair ? "for (int r = 0; r < 2; ++r) for (int tl = 0; tl < " + nb + "; ++tl) ACC[r][tl][0] = ACC[r][tl][1] = 0;"
-                                : "for (int tl = 0; tl < " + nb + "; ++tl) ACC[tl][0] = ACC[tl][1] = 0;";
-  auto zero_of = [&](const std::string& acc) {
-    std::string text = zero;
-    for (std::size_t at = text.find("ACC"); at != std::string::npos; at = text.find("ACC", at)) text.replace(at, 3, acc);
-    return text;
-  };
   w.line("#if RTCG_CUDA");
   {
     auto scope = w.block("");
     w.line("const int lane = tid & 31;");
-    auto item = [&](int mt_count, const std::function<void()>& body) {
-      auto loop = w.block("for (int item = tid >> 5; item < " + items(mt_count) + "; item += NTHREADS / 32)");
-      header(mt_count, "item");
-      w.line("double acc" + acc_shape + ";");
-      w.line(zero_of("acc"));
+    auto item = [&](int mt, const std::function<void()>& body) {
+      auto loop = w.block("for (int item = tid >> 5; item < " + str(mt) + " * " + ng + "; item += NTHREADS / 32)");
+      w.line("const int mt = item / " + ng + ";");
+      w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+      w.line("double acc[" + nb + "][2];");
+      w.line("for (int tl = 0; tl < " + nb + "; ++tl) acc[tl][0] = acc[tl][1] = 0;");
       body();
     };
     if (by_state) {
       w.line("// sY = [D_r; D_s; D_t] sq, then sZ = LIFT sF.");
       item(mtv, [&] {
-        w.line(product("acc", ktv, "LDQ", "AV", "sq"));
-        w.line(store("acc", "LDY", "sY"));
+        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDQ>(acc, AV, mt, sq, col0, lane);");
+        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
       item(mtl, [&] {
-        w.line(product("acc", ktl, "LDF", "AL", "sF"));
-        w.line(store("acc", "LDZ", "sZ"));
+        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_store_tiles<" + nb + ", LDZ>(acc, sZ, mt, col0, lane);");
       });
     } else if (sc.alias_y) {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF, sY over sG: every warp's tiles stay in registers");
       w.line("// until all warps have read sG and sF.");
-      const std::string count = items(mtl), ipw = str(sc.ipw);
-      w.line("double acc[" + ipw + "]" + acc_shape + ";");
+      const std::string items = str(mtl) + " * " + ng, ipw = str(sc.ipw);
+      w.line("double acc[" + ipw + "][" + nb + "][2];");
       w.line("#pragma unroll");
       {
         auto loop = w.block("for (int j = 0; j < " + ipw + "; ++j)");
-        w.line(zero_of("acc[j]"));
+        w.line("for (int tl = 0; tl < " + nb + "; ++tl) acc[j][tl][0] = acc[j][tl][1] = 0;");
         w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
-        w.line("if (item >= " + count + ") continue;");
-        header(mtl, "item");
-        w.line(product("acc[j]", ktv, "LDG", "AV", "sG"));
-        w.line(product("acc[j]", ktl, "LDF", "AL", "sF"));
+        w.line("if (item >= " + items + ") continue;");
+        w.line("const int mt = item / " + ng + ";");
+        w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc[j], AV, mt, sG, col0, lane);");
+        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
       }
       w.line("__syncthreads();");
       w.line("#pragma unroll");
       {
         auto loop = w.block("for (int j = 0; j < " + ipw + "; ++j)");
         w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
-        w.line("if (item >= " + count + ") continue;");
-        header(mtl, "item");
-        w.line(store("acc[j]", "LDY", "sY"));
+        w.line("if (item >= " + items + ") continue;");
+        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, item / " + ng + ", (item % " + ng + ") * " + str(sc.nb * 8) +
+               ", lane);");
       }
     } else {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF.");
       item(mtl, [&] {
-        w.line(product("acc", ktv, "LDG", "AV", "sG"));
-        w.line(product("acc", ktl, "LDF", "AL", "sF"));
-        w.line(store("acc", "LDY", "sY"));
+        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc, AV, mt, sG, col0, lane);");
+        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
     }
   }
@@ -553,10 +509,6 @@ Scratch scratch_of(const KernelSpec& spec) {
       throw Error("the plan does not fit: tensor-core products read the operators' fragments from global memory, one "
                   "thread per node (nodes_per_thread = 1, operators = global)");
   }
-  if (plan.row_tiles != 1 && (plan.row_tiles != 2 || !tensor))
-    throw Error("the plan does not fit: row_tiles is 1, or 2 with tensor products; got " + std::to_string(plan.row_tiles) +
-                (tensor ? "" : " with scalar products"));
-  sc.rt = plan.row_tiles;
   sc.npt = tensor ? 1 : std::clamp(plan.nodes_per_thread, 1, Np);
   sc.tpe = (Np + sc.npt - 1) / sc.npt;
   sc.ne = elements_per_block(plan.stage_elements_per_block, sc.tpe);
@@ -582,10 +534,10 @@ Scratch scratch_of(const KernelSpec& spec) {
       }
     sc.ng = tiles / sc.nb;
     if (!by_state) {
-      const int items = ((Np + 7) / 8 + sc.rt - 1) / sc.rt * sc.ng, warps = sc.threads / 32;
+      const int items = (Np + 7) / 8 * sc.ng, warps = sc.threads / 32;
       sc.ipw = (items + warps - 1) / warps;
-      // Registers for the held tiles: 2 per column tile, row tile and item.
-      sc.alias_y = sc.ipw * sc.nb * sc.rt <= 12 && output_ld(Np) <= sc.ldg;
+      // Registers for the held tiles: 2 per column tile and item.
+      sc.alias_y = sc.ipw * sc.nb <= 12 && output_ld(Np) <= sc.ldg;
     }
   }
   const long long cols = sc.ncolp;

@@ -57,8 +57,7 @@ std::string to_text(const Plan& plan) {
   if (plan.fusion == Fusion::stage)
     text << " elements=" << plan.stage_elements_per_block << " nodes_per_thread=" << plan.nodes_per_thread
          << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
-         << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch)
-         << " row_tiles=" << plan.row_tiles;
+         << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -104,7 +103,6 @@ Plan plan_from_text(const std::string& text) {
     plan.derivative = parse_derivative(take("derivative"));
     if (words.count("products")) plan.products = parse_products(take("products"));
     if (words.count("prefetch")) plan.prefetch = parse_prefetch(take("prefetch"));
-    if (words.count("row_tiles")) plan.row_tiles = number("row_tiles", 1, 2);
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -127,7 +125,6 @@ std::string Plan::describe() const {
     return std::string("fused stage, ") + to_string(layout) + ", " + count(stage_elements_per_block) +
            " elements/block, " + std::to_string(nodes_per_thread) + " nodes/thread, operators " + to_string(operators) +
            ", derivative of the " + to_string(derivative) + (products == Products::tensor ? ", tensor cores" : "") +
-           (row_tiles > 1 ? ", " + std::to_string(row_tiles) + " row tiles" : std::string()) +
            (prefetch == Prefetch::on ? ", prefetch" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +

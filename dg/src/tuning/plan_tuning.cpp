@@ -79,7 +79,6 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.derivatives = {Derivative::flux, Derivative::state};
     space.products = {Products::scalar};
     space.prefetch = {Prefetch::off};
-    space.row_tiles = {1};
     space.min_threads = 1;
   }
   return space;
@@ -94,8 +93,7 @@ Point point_of(const Plan& plan) {
                {"operators", fused ? static_cast<std::int64_t>(plan.operators) : 0},
                {"derivative", fused ? static_cast<std::int64_t>(plan.derivative) : 0},
                {"products", fused ? static_cast<std::int64_t>(plan.products) : 0},
-               {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0},
-               {"row_tiles", fused ? plan.row_tiles : 1}};
+               {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -116,8 +114,6 @@ Plan plan_of(const Point& point) {
     plan.products = products != point.end() && products->second ? Products::tensor : Products::scalar;
     const auto prefetch = point.find("prefetch");
     plan.prefetch = prefetch != point.end() && prefetch->second ? Prefetch::on : Prefetch::off;
-    const auto row_tiles = point.find("row_tiles");
-    plan.row_tiles = row_tiles != point.end() ? static_cast<int>(row_tiles->second) : 1;
   }
   return plan;
 }
@@ -145,8 +141,6 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (std::find(products.begin(), products.end(), 0) == products.end()) products.insert(products.begin(), 0);
   std::vector<std::int64_t> prefetch = ints(space.prefetch);
   if (std::find(prefetch.begin(), prefetch.end(), 0) == prefetch.end()) prefetch.insert(prefetch.begin(), 0);
-  std::vector<std::int64_t> row_tiles = is_single(solver) ? std::vector<std::int64_t>{1} : ints(space.row_tiles);
-  if (std::find(row_tiles.begin(), row_tiles.end(), 1) == row_tiles.end()) row_tiles.insert(row_tiles.begin(), 1);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -159,8 +153,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("operators", operators)
       .parameter("derivative", derivative)
       .parameter("products", products)
-      .parameter("prefetch", prefetch)
-      .parameter("row_tiles", row_tiles);
+      .parameter("prefetch", prefetch);
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
@@ -168,7 +161,6 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint("tensor products: one node per thread, operators in global memory", [](const Point& p) {
     return p.at("products") == 0 || (p.at("nodes_per_thread") == 1 && p.at("operators") == 0);
   });
-  out.constraint("row tiles: tensor products only", [](const Point& p) { return p.at("products") == 1 || p.at("row_tiles") == 1; });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
   out.constraint("fused: " + std::to_string(min_threads) + " <= threads per block <= " + std::to_string(max_threads) +
                      ", nodes per thread <= Np",
