@@ -12,8 +12,10 @@
 #include <complex>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <numbers>
 #include <sstream>
+#include <utility>
 
 namespace rtdg::runner {
 namespace {
@@ -52,6 +54,20 @@ std::vector<std::vector<double>> read_csv(const fs::path& file) {
   return rows;
 }
 
+// The largest relative errors of an f0_width.csv (angle_deg, x, y, width, width_db, re, im) against
+// the exact far-field pattern u(phi): of the width 2 pi |u|^2 and of u itself.
+std::pair<double, double> width_errors(const std::vector<std::vector<double>>& rows,
+                                       const std::function<std::complex<double>(double phi)>& exact_of) {
+  double worst = 0, worst_phase = 0;
+  for (const auto& row : rows) {
+    const std::complex<double> exact = exact_of(row[0] * pi / 180);
+    const double width = 2 * pi * std::norm(exact);
+    worst = std::max(worst, std::abs(row[3] - width) / width);
+    worst_phase = std::max(worst_phase, std::abs(std::complex<double>(row[5], row[6]) - exact) / std::abs(exact));
+  }
+  return {worst, worst_phase};
+}
+
 class FarFieldRun : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -83,14 +99,7 @@ TEST_F(FarFieldRun, CylinderScatteringWidthMatchesTheSeries) {
   const double k = 2, a = 0.5;
   const auto rows = read_csv(dir / "farfield" / "f0_width.csv");
   ASSERT_EQ(rows.size(), 73U);
-  double worst = 0, worst_phase = 0;
-  for (const auto& row : rows) {
-    const double phi = row[0] * pi / 180;
-    const std::complex<double> exact = cylinder_far_field(k, a, phi);
-    const double width = 2 * pi * std::norm(exact);
-    worst = std::max(worst, std::abs(row[3] - width) / width);
-    worst_phase = std::max(worst_phase, std::abs(std::complex<double>(row[5], row[6]) - exact) / std::abs(exact));
-  }
+  const auto [worst, worst_phase] = width_errors(rows, [&](double phi) { return cylinder_far_field(k, a, phi); });
   std::printf("cylinder ka = 1: scattering width within %.3f %%, complex far field within %.3f %% of the series\n",
               100 * worst, 100 * worst_phase);
   EXPECT_LT(worst, 0.02);
@@ -124,14 +133,8 @@ TEST_F(FarFieldRun, DielectricCylinderThroughTotalFieldBoxMatchesTheSeries) {
   const double k = 2, a = 0.5, m = 2;
   const auto rows = read_csv(dir / "farfield" / "f0_width.csv");
   ASSERT_EQ(rows.size(), 73U);
-  double worst = 0, worst_phase = 0;
-  for (const auto& row : rows) {
-    const double phi = row[0] * pi / 180;
-    const std::complex<double> exact = test::dielectric_cylinder_far_field(k, a, m, phi);
-    const double width = 2 * pi * std::norm(exact);
-    worst = std::max(worst, std::abs(row[3] - width) / width);
-    worst_phase = std::max(worst_phase, std::abs(std::complex<double>(row[5], row[6]) - exact) / std::abs(exact));
-  }
+  const auto [worst, worst_phase] =
+      width_errors(rows, [&](double phi) { return test::dielectric_cylinder_far_field(k, a, m, phi); });
   std::printf("dielectric cylinder ka = 1, TF/SF + PML: scattering width within %.3f %%, complex far field within %.3f %%\n",
               100 * worst, 100 * worst_phase);
   EXPECT_LT(worst, 0.02);
