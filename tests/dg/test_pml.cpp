@@ -170,7 +170,8 @@ Measured measure(const char* law_file, const Case& c, const std::vector<Probe>& 
     setup.parameters = fluxes::resolve_parameters(law);
     for (const char* wall : {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"})
       if (c.dim == 3 || wall[0] != 'z') setup.boundaries.push_back({wall, "pec", ""});
-    Solver solver(rtcg::backend("host"), discretize(mesh, c.order), setup);
+    const Discretization disc = discretize(mesh, c.order);  // the solver keeps a reference to it
+    Solver solver(rtcg::backend("host"), disc, setup);
     dt = solver.stable_dt(0.5);
   }
   const int steps = static_cast<int>(std::ceil(c.t_final / dt));

@@ -61,7 +61,11 @@ struct Result {
 };
 
 Result run(const std::string& arguments) {
-  const fs::path log = fs::path(::testing::TempDir()) / "rtdg_rcs_compare.log";
+  // One log per test and call: ctest runs the tests of this file in parallel processes.
+  static int calls = 0;
+  const fs::path log = fs::path(::testing::TempDir()) /
+                       ("rtdg_rcs_compare_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                        "_" + std::to_string(++calls) + ".log");
   const std::string command = std::string(RTDG_RCS_COMPARE) + " " + arguments + " > " + log.string() + " 2>&1";
   const int status = std::system(command.c_str());
   Result r;
