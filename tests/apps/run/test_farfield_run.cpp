@@ -16,6 +16,7 @@
 #include <numbers>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 namespace rtdg::runner {
 namespace {
@@ -149,6 +150,34 @@ TEST_F(FarFieldRun, DielectricCylinderThroughTotalFieldBoxMatchesTheSeries) {
     std::printf("  total |Ez| at r = %g, phi = %g: series %.4f, measured %.4f\n", c.r, c.phi, expected, measured);
     EXPECT_NEAR(measured, expected, 0.02 * expected) << "column " << c.column;
   }
+}
+
+// A total-field box around nothing, and a Huygens surface inside the total field, are refused
+// at set-up with the config key's place.
+TEST_F(FarFieldRun, TotalFieldSetUpErrorsNameTheConfigKey) {
+  auto error_of = [](const std::vector<std::string>& more) {
+    RunOptions options;
+    options.config = test::data("maxwell/dielectric_cylinder2d_tfsf.toml");
+    options.overrides = {"run.backend=host", "run.output_dir=\"" + test::scratch().string() + "\"",
+                         "discretization.order=1"};
+    options.overrides.insert(options.overrides.end(), more.begin(), more.end());
+    Quiet quiet;
+    try {
+      quiet.run(options);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string empty = error_of({"incident.total_field_min=[5, 5]", "incident.total_field_max=[6, 6]"});
+  EXPECT_NE(empty.find("dielectric_cylinder2d_tfsf.toml:52:15: error: the total-field box encloses no element"),
+            std::string::npos)
+      << empty;
+  const std::string inside = error_of({"farfield.box_min=[-0.5, -0.5]", "farfield.box_max=[0.5, 0.5]"});
+  EXPECT_NE(inside.find("--set farfield.box_min=[-0.5, -0.5]: error: the far-field surface touches the total-field "
+                        "region ([incident] total_field): it must lie in the scattered field"),
+            std::string::npos)
+      << inside;
 }
 
 std::string text_of(const fs::path& file) {
