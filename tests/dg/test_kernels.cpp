@@ -87,6 +87,8 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
           }
           // Prefetching in a scalar and a tensor-product plan.
           if (variant == 2 || variant == 5) spec.plan.prefetch = Prefetch::on;
+          // 16-row tiles (m16n8k16 and m16n8k4 on sm_90) in one tensor-product plan.
+          if (variant == 4) spec.plan.tile_rows = 16;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

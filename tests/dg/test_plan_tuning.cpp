@@ -108,7 +108,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off");
+            "products=scalar prefetch=off tile_rows=8");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -117,11 +117,18 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   rtcg::tune::Point old_point = point_of(plan);
   old_point.erase("products");
   old_point.erase("prefetch");
+  old_point.erase("tile_rows");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
   plan.prefetch = Prefetch::off;
   plan.nodes_per_thread = 1;
+  plan.products = Products::tensor;
+  plan.operators = Operators::global;
+  plan.tile_rows = 16;
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  plan.tile_rows = 8;
   plan.operators = Operators::global;
   plan.products = Products::tensor;
   EXPECT_EQ(plan_of(point_of(plan)), plan);

@@ -71,7 +71,19 @@ std::vector<Plan> fused_plans() {
           // Prefetched traces (and update inputs, with tensor products).
           fused(Layout::element_major, 3, 2, Operators::global, Derivative::flux, Products::scalar, Prefetch::on),
           fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on),
-          fused(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on)};
+          fused(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on),
+          // 16-row tiles (on sm_90 the m16n8k16/m16n8k4 path; the output columns are padded
+          // to 16 rows), both derivatives, one with the tile outputs held in registers.
+          [] {
+            Plan plan = fused(Layout::field_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.tile_rows = 16;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor);
+            plan.tile_rows = 16;
+            return plan;
+          }()};
 }
 
 struct PlanCase {
@@ -148,8 +160,21 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
-                                  "derivative=flux products=tensor prefetch=on");
+                                  "derivative=flux products=tensor prefetch=on tile_rows=8");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
+  Plan tall = prefetching;
+  tall.tile_rows = 16;
+  EXPECT_EQ(tall.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, 16-row tiles, prefetch");
+  EXPECT_EQ(plan_from_text(to_text(tall)), tall);
+  try {
+    (void)plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                         "derivative=flux products=tensor prefetch=on tile_rows=12");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("tile_rows=12 is not 8 or 16"), std::string::npos) << error.what();
+  }
   // A plan text from before prefetching existed does not prefetch.
   EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tensor"),

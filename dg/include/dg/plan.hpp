@@ -59,6 +59,10 @@ enum class Products : unsigned char { scalar, tensor };
 //        scratch with the state's loads, and with tensor products each thread's res (u0) into
 //        registers, so the latencies overlap; costs registers
 enum class Prefetch : unsigned char { off, on };
+// Tensor products: the rows of an operator tile, 8 (mma.m8n8k4) or 16 (mma.m16n8k16 and
+// m16n8k4, sm_90 and newer: two 8-row fragments per instruction at twice the m8n8k4 rate on
+// Hopper, and each column fragment read from shared memory serves 16 rows; the operators' rows
+// are padded to 16 instead of 8). Below sm_90 a 16-row plan runs with 8-row tiles.
 
 struct Plan {
   Layout layout = Layout::field_major;
@@ -79,6 +83,7 @@ struct Plan {
   Derivative derivative = Derivative::flux;
   Products products = Products::scalar;
   Prefetch prefetch = Prefetch::off;
+  int tile_rows = 8;  // tensor products only: 8 or 16 (see above)
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -105,7 +110,8 @@ Prefetch parse_prefetch(const std::string& text);
 // products=scalar" (an unfused plan: "fusion=none layout=field_major volume_elements=0
 // surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
 // word; a fused plan without products= (written before tensor products existed) is scalar,
-// one without prefetch= (written before prefetching existed) does not prefetch.
+// one without prefetch= (written before prefetching existed) does not prefetch, one without
+// tile_rows= has 8-row tiles.
 std::string to_text(const Plan& plan);
 Plan plan_from_text(const std::string& text);
 

@@ -39,6 +39,8 @@ struct PlanSpace {
   // Tensor products are tried only in double (they are refused for float).
   std::vector<Products> products{Products::scalar, Products::tensor};
   std::vector<Prefetch> prefetch{Prefetch::off, Prefetch::on};
+  // Tensor products only; 16 is tried only on devices of compute capability 9.0 and newer.
+  std::vector<int> tile_rows{8, 16};
   int min_threads = 64;
   int max_threads = 512;
 
@@ -50,9 +52,9 @@ struct PlanSpace {
 inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
-// operators, derivative, products, prefetch; enums as their integer values). A point without
-// products (stored before tensor products existed) is a scalar plan, one without prefetch
-// does not prefetch.
+// operators, derivative, products, prefetch, tile_rows; enums as their integer values). A point
+// without products (stored before tensor products existed) is a scalar plan, one without
+// prefetch does not prefetch, one without tile_rows has 8-row tiles.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

@@ -19,12 +19,17 @@
 // consecutive addresses.
 //
 // Tensor products (Plan::products == tensor, double): each product is operator x columns, cut
-// into 8 x 8 output tiles; a warp takes a row of tiles (mt) and NB column tiles, and walks the
-// operator's 8 x 4 fragments (AV, AL: pre-arranged in global memory so a warp reads one as a
-// coalesced 256-byte load) with mma.sync.m8n8k4.f64, the columns' 4 x 8 fragments read from
-// shared memory. The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
-// leading dimensions are 4 mod 8 so that a fragment load is conflict-free, LDY and LDZ 2 mod 8
-// for the tile stores. The host backend computes the same padded products with loops.
+// into RTDG_TILE_ROWS x 8 output tiles; a warp takes a row of tiles (mt) and NB column tiles,
+// and walks the operator's 8 x 4 fragments (AV, AL: pre-arranged in global memory so a warp
+// reads one as a coalesced 256-byte load), the columns' 4 x 8 fragments read from shared
+// memory. 8-row tiles (Plan::tile_rows = 8) use mma.sync.m8n8k4.f64; 16-row tiles (tile_rows =
+// 16, sm_90 and newer) take two 8-row fragments at once with m16n8k16 (k in steps of 16) and
+// m16n8k4 (the rest), which run at twice the rate of m8n8k4 on Hopper (benchmarks/dmma_shapes.cu:
+// 66 against 33 TFLOP/s on the H100) and read each column fragment once per 16 operator rows,
+// for more padding rows (Np up to a multiple of 16). The padding rows of sq, sG and sF are zero
+// (0 x garbage could be NaN); their leading dimensions are 4 mod 8 so that a fragment load is
+// conflict-free, LDY and LDZ 2 mod 8 for the tile stores. The host backend computes the same
+// padded products with loops.
 //
 // Threads: TPE = ceil(NP / NPT) per element, NE * TPE per block. Thread l of element e owns
 // the output nodes i = l + r * TPE, r < NPT (inline-parallel slicing: every operator entry
@@ -75,7 +80,7 @@ struct Scratch {
   // Tensor products of the flux derivative: each warp keeps its ipw items' tiles in registers
   // until every warp has read sG and sF, so sY can take sG's place (alias_y): less shared
   // memory per block, more blocks per SM.
-  int ipw = 1;
+  int ipw8 = 1, ipw16 = 1;  // with 8-row (m8n8k4) and 16-row (m16n8k4, sm_90) tiles
   bool alias_y = false;
   long long off_f = 0, off_g = 0, off_y = 0, off_z = 0, off_d = 0, off_l = 0, total = 1;
 };
@@ -88,8 +93,9 @@ int operand_ld(int rows) {
   if (ld % 8 != 4) ld += 4;
   return ld;
 }
-// An output column length: tile rows (8 each) plus 2, i.e. 2 mod 8 (conflict-free tile stores).
-int output_ld(int rows) { return round_up(rows, 8) + 2; }
+// An output column length: whole tiles of `tile_rows` rows plus 2, i.e. 2 mod 8 (conflict-free
+// tile stores).
+int output_ld(int rows, int tile_rows) { return round_up(rows, tile_rows) + 2; }
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
                       const std::vector<std::string>& epilogue);
@@ -137,29 +143,79 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("#if __CUDA_ARCH__ < 800");
   w.line("#error \"tensor-core products (plan products = tensor) need compute capability 8.0 or newer\"");
   w.line("#endif");
-  w.line("RTCG_DEVICE void rtdg_dmma(double& d0, double& d1, double a, double b) {");
+  w.line("// d += a b on one 8 x 8 (m8n8k4) or 16 x 8 (m16n8k4, sm_90: twice the rate on Hopper) tile;");
+  w.line("// a1 is the second 8-row fragment's entry (m16n8k4 only).");
+  w.line("RTCG_DEVICE void rtdg_dmma(double (&d)[RTDG_ACC], double a0, double a1, double b) {");
+  w.line("#if RTDG_TILE_ROWS == 16");
+  w.line("  asm volatile(\"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\"");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a0), \"d\"(a1), \"d\"(b));");
+  w.line("#else");
+  w.line("  (void)a1;");
   w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
-  w.line("               : \"+d\"(d0), \"+d\"(d1) : \"d\"(a), \"d\"(b));");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]) : \"d\"(a0), \"d\"(b));");
+  w.line("#endif");
   w.line("}");
+  w.line("#if RTDG_TILE_ROWS == 16");
+  w.line("// d += a b on a 16 x 8 tile over 16 k (m16n8k16): a[2j], a[2j+1] rows g, g + 8 at k = t + 4j;");
+  w.line("// b_j at k = t + 4j (g = lane / 4, t = lane % 4).");
+  w.line("RTCG_DEVICE void rtdg_dmma16(double (&d)[4], const double (&a)[8], double b0, double b1, double b2, double b3) {");
+  w.line("  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, \"");
+  w.line("               \"{%12, %13, %14, %15}, {%0, %1, %2, %3};\"");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3])");
+  w.line("               : \"d\"(a[0]), \"d\"(a[1]), \"d\"(a[2]), \"d\"(a[3]), \"d\"(a[4]), \"d\"(a[5]), \"d\"(a[6]), \"d\"(a[7]),");
+  w.line("                 \"d\"(b0), \"d\"(b1), \"d\"(b2), \"d\"(b3));");
+  w.line("}");
+  w.line("#endif");
+  w.line("// Tile row mt covers operator rows mt * RTDG_TILE_ROWS ..: 8-row fragments 2 mt and 2 mt + 1");
+  w.line("// (sm_90) or mt, TK fragments (k) each.");
   w.line("template <int TK, int TN, int TLDB>");
-  w.line("RTCG_DEVICE void rtdg_products(double (&acc)[TN][2], const double* RTCG_RESTRICT A, int mt, const double* B, int col0, int lane) {");
-  w.line("  const double* a = A + mt * (TK * 32) + lane;");
+  w.line("RTCG_DEVICE void rtdg_products(double (&acc)[TN][RTDG_ACC], const double* RTCG_RESTRICT A, int mt, const double* B, int col0, int lane) {");
+  w.line("  const double* a = A + mt * (RTDG_TILE_ROWS / 8) * (TK * 32) + lane;");
   w.line("  const double* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
+  w.line("#if RTDG_TILE_ROWS == 16");
+  w.line("  // k in steps of 16 (m16n8k16: a quarter of the dependent steps of m16n8k4, so a warp's few");
+  w.line("  // accumulator chains wait less), the rest in steps of 4.");
+  w.line("#pragma unroll");
+  w.line("  for (int k16 = 0; k16 < TK / 4; ++k16) {");
+  w.line("    double a16[8];");
+  w.line("#pragma unroll");
+  w.line("    for (int j = 0; j < 4; ++j) {");
+  w.line("      a16[2 * j] = __ldg(a + (4 * k16 + j) * 32);");
+  w.line("      a16[2 * j + 1] = __ldg(a + (TK + 4 * k16 + j) * 32);");
+  w.line("    }");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      const double* bn = b + nb * 8 * TLDB + k16 * 16;");
+  w.line("      rtdg_dmma16(acc[nb], a16, bn[0], bn[4], bn[8], bn[12]);");
+  w.line("    }");
+  w.line("  }");
+  w.line("#pragma unroll");
+  w.line("  for (int kt = TK / 4 * 4; kt < TK; ++kt) {");
+  w.line("    const double a0 = __ldg(a + kt * 32), a1 = __ldg(a + (TK + kt) * 32);");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb], a0, a1, b[nb * 8 * TLDB + kt * 4]);");
+  w.line("  }");
+  w.line("#else");
   w.line("#pragma unroll");
   w.line("  for (int kt = 0; kt < TK; ++kt) {");
-  w.line("    const double av = __ldg(a + kt * 32);");
+  w.line("    const double a0 = __ldg(a + kt * 32);");
   w.line("#pragma unroll");
-  w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb][0], acc[nb][1], av, b[nb * 8 * TLDB + kt * 4]);");
+  w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb], a0, 0.0, b[nb * 8 * TLDB + kt * 4]);");
   w.line("  }");
+  w.line("#endif");
   w.line("}");
   w.line("template <int TN, int TLDY>");
-  w.line("RTCG_DEVICE void rtdg_store_tiles(const double (&acc)[TN][2], double* Y, int mt, int col0, int lane) {");
-  w.line("  const int row = mt * 8 + (lane >> 2);");
+  w.line("RTCG_DEVICE void rtdg_store_tiles(const double (&acc)[TN][RTDG_ACC], double* Y, int mt, int col0, int lane) {");
+  w.line("  const int row = mt * RTDG_TILE_ROWS + (lane >> 2);");
   w.line("  const int col = col0 + 2 * (lane & 3);");
   w.line("#pragma unroll");
   w.line("  for (int nb = 0; nb < TN; ++nb) {");
   w.line("    Y[(col + nb * 8) * TLDY + row] = acc[nb][0];");
   w.line("    Y[(col + nb * 8 + 1) * TLDY + row] = acc[nb][1];");
+  w.line("#if RTDG_TILE_ROWS == 16");
+  w.line("    Y[(col + nb * 8) * TLDY + row + 8] = acc[nb][2];");
+  w.line("    Y[(col + nb * 8 + 1) * TLDY + row + 8] = acc[nb][3];");
+  w.line("#endif");
   w.line("  }");
   w.line("}");
   w.line("#else");
@@ -189,41 +245,43 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
   const Element& element = *spec.element;
   const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
   const bool by_state = spec.plan.derivative == Derivative::state;
+  // Tile rows: 8-row counts for the host loops; the CUDA item loops count RTDG_TILE_ROWS-row
+  // tiles (RTDG_ROW_TILES).
   const int mtl = (Np + 7) / 8, ktl = (Nfn + 3) / 4;
   const int mtv = by_state ? (dim * Np + 7) / 8 : mtl;
+  const std::string tiles_l = "RTDG_ROW_TILES(" + str(Np) + ")";
+  const std::string tiles_v = by_state ? "RTDG_ROW_TILES(" + str(dim * Np) + ")" : tiles_l;
   const int ktv = by_state ? (Np + 3) / 4 : (dim * Np + 3) / 4;
   const std::string nb = str(sc.nb), ng = str(sc.ng);
   w.line("#if RTCG_CUDA");
   {
     auto scope = w.block("");
     w.line("const int lane = tid & 31;");
-    auto item = [&](int mt, const std::function<void()>& body) {
-      auto loop = w.block("for (int item = tid >> 5; item < " + str(mt) + " * " + ng + "; item += NTHREADS / 32)");
+    auto item = [&](const std::string& tiles, const std::function<void()>& body) {
+      auto loop = w.block("for (int item = tid >> 5; item < " + tiles + " * " + ng + "; item += NTHREADS / 32)");
       w.line("const int mt = item / " + ng + ";");
       w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
-      w.line("double acc[" + nb + "][2];");
-      w.line("for (int tl = 0; tl < " + nb + "; ++tl) acc[tl][0] = acc[tl][1] = 0;");
+      w.line("double acc[" + nb + "][RTDG_ACC] = {};");
       body();
     };
     if (by_state) {
       w.line("// sY = [D_r; D_s; D_t] sq, then sZ = LIFT sF.");
-      item(mtv, [&] {
+      item(tiles_v, [&] {
         w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDQ>(acc, AV, mt, sq, col0, lane);");
         w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
-      item(mtl, [&] {
+      item(tiles_l, [&] {
         w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
         w.line("rtdg_store_tiles<" + nb + ", LDZ>(acc, sZ, mt, col0, lane);");
       });
     } else if (sc.alias_y) {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF, sY over sG: every warp's tiles stay in registers");
       w.line("// until all warps have read sG and sF.");
-      const std::string items = str(mtl) + " * " + ng, ipw = str(sc.ipw);
-      w.line("double acc[" + ipw + "][" + nb + "][2];");
+      const std::string items = tiles_l + " * " + ng, ipw = "RTDG_IPW";
+      w.line("double acc[" + ipw + "][" + nb + "][RTDG_ACC] = {};");
       w.line("#pragma unroll");
       {
         auto loop = w.block("for (int j = 0; j < " + ipw + "; ++j)");
-        w.line("for (int tl = 0; tl < " + nb + "; ++tl) acc[j][tl][0] = acc[j][tl][1] = 0;");
         w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
         w.line("if (item >= " + items + ") continue;");
         w.line("const int mt = item / " + ng + ";");
@@ -242,7 +300,7 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
       }
     } else {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF.");
-      item(mtl, [&] {
+      item(tiles_l, [&] {
         w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc, AV, mt, sG, col0, lane);");
         w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
         w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
@@ -502,6 +560,10 @@ Scratch scratch_of(const KernelSpec& spec) {
   Scratch sc;
   if (plan.nodes_per_thread < 1 || plan.nodes_per_thread > 8)
     throw Error("the plan's nodes_per_thread must be 1 to 8, got " + std::to_string(plan.nodes_per_thread));
+  if (plan.tile_rows != 8 && plan.tile_rows != 16)
+    throw Error("the plan's tile_rows must be 8 or 16, got " + std::to_string(plan.tile_rows));
+  if (plan.tile_rows != 8 && !tensor)
+    throw Error("the plan does not fit: 16-row tiles are for tensor-core products (products = tensor)");
   if (tensor) {
     if (spec.scalar != fluxes::ScalarType::float64)
       throw Error("the plan does not fit: tensor-core products (DMMA) are double precision only");
@@ -522,8 +584,8 @@ Scratch scratch_of(const KernelSpec& spec) {
   sc.ldf = tensor ? operand_ld(Nfn) : Nfn;
   sc.ldg = tensor ? operand_ld(dim * Np) : dim * Np;
   if (tensor) {
-    sc.ldy = output_ld(by_state ? dim * Np : Np);
-    sc.ldz = by_state ? output_ld(Np) : 0;
+    sc.ldy = output_ld(by_state ? dim * Np : Np, plan.tile_rows);
+    sc.ldz = by_state ? output_ld(Np, plan.tile_rows) : 0;
     // Column tiles per warp item: the largest of 4, 3, 2, 1 dividing the tile count, so every
     // item is full; each item reuses an operator fragment NB times.
     const int tiles = sc.ncolp / 8;
@@ -534,10 +596,12 @@ Scratch scratch_of(const KernelSpec& spec) {
       }
     sc.ng = tiles / sc.nb;
     if (!by_state) {
-      const int items = (Np + 7) / 8 * sc.ng, warps = sc.threads / 32;
-      sc.ipw = (items + warps - 1) / warps;
-      // Registers for the held tiles: 2 per column tile and item.
-      sc.alias_y = sc.ipw * sc.nb <= 12 && output_ld(Np) <= sc.ldg;
+      const int warps = sc.threads / 32;
+      sc.ipw8 = ((Np + 7) / 8 * sc.ng + warps - 1) / warps;
+      sc.ipw16 = ((Np + 15) / 16 * sc.ng + warps - 1) / warps;
+      // Registers for the held tiles: 2 (8-row) or 4 (16-row) doubles per column tile and item.
+      sc.alias_y = sc.ipw8 * sc.nb * 2 <= 24 && (plan.tile_rows == 8 || sc.ipw16 * sc.nb * 4 <= 24) &&
+                   output_ld(Np, plan.tile_rows) <= sc.ldg;
     }
   }
   const long long cols = sc.ncolp;
@@ -596,7 +660,21 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   w.line("#define OFF_L " + str(sc.off_l));
   w.line("#define SCRATCH " + str(sc.total));
   w.line();
-  if (plan.products == Products::tensor) write_tensor_helpers(w);
+  if (plan.products == Products::tensor) {
+    w.line(plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+                                : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
+    w.line(plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
+    w.line("#define RTDG_TILE_ROWS 16");
+    w.line("#define RTDG_ACC 4");
+    w.line("#define RTDG_IPW " + str(sc.ipw16));
+    w.line("#else");
+    w.line("#define RTDG_TILE_ROWS 8");
+    w.line("#define RTDG_ACC 2");
+    w.line("#define RTDG_IPW " + str(sc.ipw8));
+    w.line("#endif");
+    w.line("#define RTDG_ROW_TILES(rows) (((rows) + RTDG_TILE_ROWS - 1) / RTDG_TILE_ROWS)");
+    write_tensor_helpers(w);
+  }
   const std::string geometry =
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "
       "const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT DT, "

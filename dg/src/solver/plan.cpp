@@ -57,7 +57,8 @@ std::string to_text(const Plan& plan) {
   if (plan.fusion == Fusion::stage)
     text << " elements=" << plan.stage_elements_per_block << " nodes_per_thread=" << plan.nodes_per_thread
          << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
-         << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch);
+         << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch)
+         << " tile_rows=" << plan.tile_rows;
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -103,6 +104,11 @@ Plan plan_from_text(const std::string& text) {
     plan.derivative = parse_derivative(take("derivative"));
     if (words.count("products")) plan.products = parse_products(take("products"));
     if (words.count("prefetch")) plan.prefetch = parse_prefetch(take("prefetch"));
+    if (words.count("tile_rows")) {
+      plan.tile_rows = number("tile_rows", 8, 16);
+      if (plan.tile_rows != 8 && plan.tile_rows != 16)
+        throw Error("plan '" + text + "': tile_rows=" + std::to_string(plan.tile_rows) + " is not 8 or 16");
+    }
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -125,6 +131,7 @@ std::string Plan::describe() const {
     return std::string("fused stage, ") + to_string(layout) + ", " + count(stage_elements_per_block) +
            " elements/block, " + std::to_string(nodes_per_thread) + " nodes/thread, operators " + to_string(operators) +
            ", derivative of the " + to_string(derivative) + (products == Products::tensor ? ", tensor cores" : "") +
+           (tile_rows != 8 ? ", " + std::to_string(tile_rows) + "-row tiles" : std::string()) +
            (prefetch == Prefetch::on ? ", prefetch" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +

@@ -79,6 +79,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.derivatives = {Derivative::flux, Derivative::state};
     space.products = {Products::scalar};
     space.prefetch = {Prefetch::off};
+    space.tile_rows = {8};
     space.min_threads = 1;
   }
   return space;
@@ -93,7 +94,8 @@ Point point_of(const Plan& plan) {
                {"operators", fused ? static_cast<std::int64_t>(plan.operators) : 0},
                {"derivative", fused ? static_cast<std::int64_t>(plan.derivative) : 0},
                {"products", fused ? static_cast<std::int64_t>(plan.products) : 0},
-               {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0}};
+               {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0},
+               {"tile_rows", fused ? plan.tile_rows : 8}};
 }
 
 Plan plan_of(const Point& point) {
@@ -114,6 +116,8 @@ Plan plan_of(const Point& point) {
     plan.products = products != point.end() && products->second ? Products::tensor : Products::scalar;
     const auto prefetch = point.find("prefetch");
     plan.prefetch = prefetch != point.end() && prefetch->second ? Prefetch::on : Prefetch::off;
+    const auto tile_rows = point.find("tile_rows");
+    plan.tile_rows = tile_rows != point.end() ? static_cast<int>(tile_rows->second) : 8;
   }
   return plan;
 }
@@ -141,6 +145,11 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (std::find(products.begin(), products.end(), 0) == products.end()) products.insert(products.begin(), 0);
   std::vector<std::int64_t> prefetch = ints(space.prefetch);
   if (std::find(prefetch.begin(), prefetch.end(), 0) == prefetch.end()) prefetch.insert(prefetch.begin(), 0);
+  // 16-row tiles differ from 8-row ones only where the generated code can use m16n8k* (sm_90+).
+  const rtcg::DeviceInfo device = solver.backend().device_info();
+  const bool m16 = solver.backend().kind() == rtcg::BackendKind::cuda && device.compute_capability_major >= 9;
+  std::vector<std::int64_t> tile_rows{8};
+  if (m16 && std::find(space.tile_rows.begin(), space.tile_rows.end(), 16) != space.tile_rows.end()) tile_rows.push_back(16);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -153,7 +162,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("operators", operators)
       .parameter("derivative", derivative)
       .parameter("products", products)
-      .parameter("prefetch", prefetch);
+      .parameter("prefetch", prefetch)
+      .parameter("tile_rows", tile_rows);
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
@@ -161,6 +171,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint("tensor products: one node per thread, operators in global memory", [](const Point& p) {
     return p.at("products") == 0 || (p.at("nodes_per_thread") == 1 && p.at("operators") == 0);
   });
+  out.constraint("16-row tiles: tensor products only", [](const Point& p) { return p.at("products") == 1 || p.at("tile_rows") == 8; });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
   out.constraint("fused: " + std::to_string(min_threads) + " <= threads per block <= " + std::to_string(max_threads) +
                      ", nodes per thread <= Np",
