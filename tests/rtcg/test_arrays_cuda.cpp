@@ -5,6 +5,7 @@
 #include <rtcg/array_tuning.hpp>
 #include <rtcg/backend.hpp>
 #include <rtcg/elementwise.hpp>
+#include <rtcg/host_buffer.hpp>
 #include <rtcg/memory_pool.hpp>
 #include <rtcg/reduction.hpp>
 
@@ -74,6 +75,27 @@ void check_ops() {
     const auto got = dy.to_host();
     for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(got[k], static_cast<T>(T(3) * x[k] + y[k])) << k;
   }
+}
+
+TEST(CudaArrays, StageThroughPinnedHostBuffers) {
+  SKIP_WITHOUT_CUDA();
+  // A staging buffer of the backend (page-locked on cuda): device -> buffer -> device, moved
+  // from one owner to another on the way.
+  const std::vector<double> values = {1.5, -2.25, 3e300, 0.0, 7.0};
+  auto a = rtcg::Array<double>::from_host(cuda(), values);
+  rtcg::HostBuffer<double> staging(cuda(), values.size());
+  ASSERT_EQ(staging.size(), values.size());
+  a.copy_to_host(staging.span());
+  rtcg::HostBuffer<double> moved = std::move(staging);
+  EXPECT_EQ(staging.data(), nullptr);
+  EXPECT_EQ(std::vector<double>(moved.data(), moved.data() + moved.size()), values);
+  moved.data()[0] = 42.0;
+  rtcg::Array<double> b(cuda(), values.size());
+  b.copy_from_host(std::span<const double>(moved.data(), moved.size()));
+  EXPECT_EQ(b.to_host()[0], 42.0);
+  EXPECT_EQ(b.to_host()[4], 7.0);
+  rtcg::HostBuffer<double> empty(cuda(), 0);
+  EXPECT_EQ(empty.size(), 0u);
 }
 
 TEST(CudaArrayOps, MatchPlainLoopsOverEdgeSizes) {

@@ -84,8 +84,7 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
     part.rank_elements = elements;
     part.rank_halo_faces = halo;
     log << "[rtdg] " << comm.describe() << ": partition " << part.partition_source << ", " << range_text(elements)
-        << " elements and " << range_text(halo) << " halo faces per rank; halo traces staged through host memory "
-        << "(no CUDA-aware MPI yet), sent while the elements without halo faces are computed\n";
+        << " elements and " << range_text(halo) << " halo faces per rank\n";
   }
 }
 

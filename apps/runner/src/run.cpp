@@ -82,6 +82,19 @@ std::string mesh_fingerprint(const mesh::Mesh& m) {
   return "sha256:" + rtcg::to_hex(digest.data(), digest.size());
 }
 
+// How this rank's halo traces travel, for the log and the summary.
+std::string halo_transfer_text(const dg::Solver& solver, const dg::Communicator& comm) {
+  switch (solver.halo_transfer()) {
+    case dg::HaloTransfer::device: return "from and into device memory (CUDA-aware MPI)";
+    case dg::HaloTransfer::pinned_host:
+      return comm.cuda_aware() ? "staged through pinned host memory"
+                               : "staged through pinned host memory (the MPI library does not report CUDA support)";
+    case dg::HaloTransfer::arrays: return "from and into the rank's arrays (host backend)";
+    case dg::HaloTransfer::none: break;
+  }
+  return "none (no halo faces on this rank)";
+}
+
 std::string format_number(double value) {
   // printf writes "-nan" for the NaN a square root of a negative number gives on x86; the
   // sign of a NaN means nothing to a user.
@@ -157,6 +170,9 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       << format_number(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << " s ("
       << s.solver->kernels().name << "; plan: " << s.solver->setup().plan.describe() << ", from " << s.plan_source
       << ")\n";
+  if (s.part.parallel())
+    log << "[rtdg] halo traces: " << halo_transfer_text(*s.solver, comm)
+        << ", sent while the elements without halo faces are computed\n";
   if (const std::vector<char>& total = s.setup.total_field; !total.empty()) {
     const int tfsf_total = dg::tfsf_total_code(s.solver->kernel_spec());
     long long faces = 0;
@@ -734,7 +750,8 @@ RunSummary run(const RunOptions& options) {
                          {"loop_seconds", loops[r]},
                          {"exchange_seconds", exchanges[r]}});
       j["parallel"] = {{"ranks", comm.size()}, {"communicator", comm.describe()},
-                       {"partition", s.part.partition_source}, {"balance", ranks}};
+                       {"partition", s.part.partition_source}, {"halo_transfer", halo_transfer_text(solver, comm)},
+                       {"balance", ranks}};
       summary.parallel_report = format_balance(ranks);
     }
   }

@@ -8,9 +8,19 @@
 #include "cuda/driver.hpp"
 #include "host/host_backend.hpp"
 
+#include <algorithm>
 #include <mutex>
+#include <new>
 
 namespace rtcg {
+
+void* Backend::allocate_host(std::size_t bytes) {
+  return ::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{64});
+}
+
+void Backend::deallocate_host(void* pointer) noexcept {
+  if (pointer) ::operator delete(pointer, std::align_val_t{64});
+}
 
 std::shared_ptr<const Module> Backend::compile(const Program& program) {
   const CacheKey key = compiler().cache_key(program);

@@ -23,6 +23,10 @@ public:
   virtual int size() const = 0;
   // Node-local rank (for choosing a GPU): OMPI_COMM_WORLD_LOCAL_RANK and the like.
   virtual int local_rank() const = 0;
+  // Whether the MPI library takes GPU device pointers (CUDA-aware MPI, as it reports itself;
+  // RTDG_CUDA_AWARE_MPI=0 says no). The halo exchanges of a CUDA run then send from and
+  // receive into the device arrays; otherwise the traces are staged through pinned host memory.
+  virtual bool cuda_aware() const = 0;
   // Reductions over all ranks; every rank gets the result. max/min treat NaN as larger than
   // everything (so a NaN anywhere is seen everywhere).
   virtual double max(double value) const = 0;

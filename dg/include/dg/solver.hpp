@@ -45,11 +45,24 @@ struct BoundaryAssignment {
 class HaloExchange {
 public:
   virtual ~HaloExchange() = default;
-  // Starts sending `send` and receiving into `recv` (host memory, H * face_bytes each); the
-  // buffers stay untouched by the solver until finish().
+  // Starts sending `send` and receiving into `recv` (H * face_bytes each); the buffers stay
+  // untouched by the solver until finish(). They are host memory, unless device_memory() and
+  // the solver runs on a GPU: then they are the device arrays themselves.
   virtual void start(const void* send, void* recv, std::size_t face_bytes) = 0;
   virtual void finish() = 0;
+  // Whether start() takes device pointers (CUDA-aware MPI): the traces go from and to the GPU
+  // arrays without host staging.
+  virtual bool device_memory() const { return false; }
 };
+
+// How a solver's halo traces travel (Solver::halo_transfer).
+enum class HaloTransfer : unsigned char {
+  none,          // no halo faces (serial)
+  arrays,        // host backend: straight from and into the solver's arrays (host memory)
+  device,        // CUDA with CUDA-aware MPI: straight from and into the device arrays
+  pinned_host,   // CUDA: copied through page-locked host buffers
+};
+const char* to_string(HaloTransfer transfer);
 
 struct HaloSetup {
   // mesh::LocalMesh::halo_faces: element (this rank's number), face, neighbour_face and
@@ -152,6 +165,8 @@ public:
   // Parallel runs: wall seconds spent in the halo exchange (packing, staging, waiting) since
   // the solver was made; 0 for a serial run.
   double exchange_seconds() const;
+  // Parallel runs: how the halo traces travel (none for a serial run).
+  HaloTransfer halo_transfer() const;
   // Parallel runs: false makes the steps skip the halo exchange, the halo faces keeping the
   // traces last received, so one rank can time plans without the others (tuning); true again
   // before computing. A serial solver ignores it.

@@ -11,6 +11,9 @@
 
 #if RTDG_HAVE_MPI
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI's MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
 #endif
 
 namespace rtdg::dg {
@@ -21,6 +24,7 @@ public:
   int rank() const override { return 0; }
   int size() const override { return 1; }
   int local_rank() const override { return 0; }
+  bool cuda_aware() const override { return false; }
   double max(double value) const override { return value; }
   double min(double value) const override { return value; }
   long long sum(long long value) const override { return value; }
@@ -63,9 +67,11 @@ void check(int code, const char* what) {
 // (mesh/local_mesh.hpp), so our send range for it is its receive range for us.
 class MpiExchange final : public HaloExchange {
 public:
-  explicit MpiExchange(const mesh::LocalMesh& local) : neighbours_(local.neighbours) {
+  MpiExchange(const mesh::LocalMesh& local, bool device_memory)
+      : neighbours_(local.neighbours), device_memory_(device_memory) {
     requests_.resize(2 * neighbours_.size(), MPI_REQUEST_NULL);
   }
+  bool device_memory() const override { return device_memory_; }
   void start(const void* send, void* recv, std::size_t face_bytes) override {
     constexpr int tag = 4107;
     std::size_t r = 0;
@@ -89,8 +95,22 @@ public:
 
 private:
   std::vector<mesh::HaloNeighbour> neighbours_;
+  bool device_memory_ = false;
   std::vector<MPI_Request> requests_;
 };
+
+// Whether the MPI library takes CUDA device pointers: built with CUDA support (Open MPI's
+// MPIX_CUDA_AWARE_SUPPORT) and saying so at run time (MPIX_Query_cuda_support). RTDG_CUDA_AWARE_MPI=0
+// turns it off (staging through host memory).
+bool query_cuda_aware() {
+  const char* off = std::getenv("RTDG_CUDA_AWARE_MPI");
+  if (off && std::strcmp(off, "0") == 0) return false;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
 
 class Mpi final : public Communicator {
 public:
@@ -109,6 +129,7 @@ public:
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
+  bool cuda_aware() const override { return cuda_aware_; }
   double max(double value) const override { return reduce(nan_as_infinity(value), MPI_MAX, value); }
   double min(double value) const override {
     double in = value, out = 0;
@@ -153,7 +174,7 @@ public:
   std::vector<double> gather(std::span<const double> values) const override { return gather_of(values, MPI_DOUBLE); }
   std::vector<int> gather(std::span<const int> values) const override { return gather_of(values, MPI_INT); }
   std::unique_ptr<HaloExchange> halo_exchange(const mesh::LocalMesh& local) const override {
-    return std::make_unique<MpiExchange>(local);
+    return std::make_unique<MpiExchange>(local, cuda_aware_);
   }
   void barrier() const override { MPI_Barrier(MPI_COMM_WORLD); }
   [[noreturn]] void abort(int code) const override {
@@ -199,6 +220,7 @@ private:
   }
 
   int rank_ = 0, size_ = 1, local_rank_ = 0;
+  bool cuda_aware_ = query_cuda_aware();
 };
 
 bool launched_by_mpi() {

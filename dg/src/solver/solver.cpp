@@ -13,6 +13,7 @@
 #include <rtcg/array.hpp>
 #include <rtcg/array_ops.hpp>
 #include <rtcg/elementwise.hpp>
+#include <rtcg/host_buffer.hpp>
 #include <rtcg/log.hpp>
 #include <rtcg/reduction.hpp>
 
@@ -79,6 +80,7 @@ struct Engine {
   virtual const void* state_data() const = 0;  // the device state q (kernel layout)
   virtual void step(double t, double dt) = 0;
   double exchange_seconds = 0;  // host time in exchange_start and exchange_finish
+  HaloTransfer transfer = HaloTransfer::none;
   bool exchange_on = true;      // Solver::set_halo_exchange
   // Called with each Runge-Kutta stage's output state (device, kernel layout) when set: the
   // shock capturing of dg/stabilization.hpp, applied stage by stage as Zhang & Shu's limiter needs.
@@ -124,8 +126,10 @@ struct EngineT final : Engine {
   rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
   // Parallel runs: H halo faces; halo_faces [H][2] (element, face) to pack; halo_out our traces
-  // of them, halo_in the neighbours' ([H][components][Nfp] each), staged through the host
-  // buffers for the exchange. A serial run has H = 0 and one-value placeholders.
+  // of them, halo_in the neighbours' ([H][components][Nfp] each). The exchange reads and writes
+  // these arrays directly on the host backend and with CUDA-aware MPI; otherwise (a GPU, MPI
+  // without CUDA support) it goes through the page-locked host_out and host_in. A serial run
+  // has H = 0 and one-value placeholders.
   int H = 0;
   // Elements [0, Ki) have no halo face: computed while the traces travel (mesh::LocalMesh puts
   // them first); [Ki, K) after they arrived. Ki = K without halo faces.
@@ -133,7 +137,7 @@ struct EngineT final : Engine {
   HaloExchange* exchange = nullptr;
   rtcg::Array<std::int32_t> halo_faces;
   rtcg::Array<T> halo_out, halo_in;
-  std::vector<T> host_out, host_in;
+  rtcg::HostBuffer<T> host_out, host_in;
 
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
 
@@ -159,8 +163,15 @@ struct EngineT final : Engine {
       halo_out = rtcg::Array<T>(b, halo_values);
       halo_in = rtcg::Array<T>(b, halo_values);
       halo_in.fill(T(0));
-      host_out.resize(halo_values);
-      host_in.resize(halo_values);
+      if (b.kind() == rtcg::BackendKind::host) {
+        transfer = HaloTransfer::arrays;
+      } else if (exchange->device_memory()) {
+        transfer = HaloTransfer::device;
+      } else {
+        transfer = HaloTransfer::pinned_host;
+        host_out = rtcg::HostBuffer<T>(b, halo_values);
+        host_in = rtcg::HostBuffer<T>(b, halo_values);
+      }
     }
     load_kernels();
     update_shape_ = make_update_shape();
@@ -255,15 +266,22 @@ struct EngineT final : Engine {
     shape.block = {256, 1, 1};
     shape.grid = {static_cast<unsigned>(std::clamp<std::size_t>((values + 255) / 256, 1, sms * 32)), 1, 1};
     (*pack_halo)(shape, state.data(), halo_out.data(), halo_faces.data(), H, K);
-    halo_out.copy_to_host(std::span<T>(host_out));
-    exchange->start(host_out.data(), host_in.data(), values / static_cast<std::size_t>(H) * sizeof(T));
+    const std::size_t face_bytes = values / static_cast<std::size_t>(H) * sizeof(T);
+    if (transfer == HaloTransfer::pinned_host) {
+      halo_out.copy_to_host(host_out.span());
+      exchange->start(host_out.data(), host_in.data(), face_bytes);
+    } else {
+      // MPI knows nothing of the backend's stream: the packed traces must be there first.
+      backend.synchronize();
+      exchange->start(halo_out.data(), halo_in.data(), face_bytes);
+    }
     exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   void exchange_finish() {
     if (H == 0 || !exchange_on) return;
     const auto start = std::chrono::steady_clock::now();
     exchange->finish();
-    halo_in.copy_from_host(host_in);
+    if (transfer == HaloTransfer::pinned_host) halo_in.copy_from_host(std::span<const T>(host_in.data(), host_in.size()));
     exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   // The element split of a stage: [0, Ki) then [Ki, K) around the exchange; one range [0, K)
@@ -797,6 +815,18 @@ double Solver::stable_dt(double cfl) const {
 void Solver::step(double t, double dt) { impl_->engine->step(t, dt); }
 
 double Solver::exchange_seconds() const { return impl_->engine->exchange_seconds; }
+
+HaloTransfer Solver::halo_transfer() const { return impl_->engine->transfer; }
+
+const char* to_string(HaloTransfer transfer) {
+  switch (transfer) {
+    case HaloTransfer::none: return "none";
+    case HaloTransfer::arrays: return "host arrays";
+    case HaloTransfer::device: return "device memory (CUDA-aware MPI)";
+    case HaloTransfer::pinned_host: return "pinned host memory";
+  }
+  return "?";
+}
 
 void Solver::set_halo_exchange(bool on) { impl_->engine->exchange_on = on; }
 

@@ -64,6 +64,12 @@ public:
   virtual void memset_bytes(void* destination, unsigned char value, std::size_t bytes) = 0;
   virtual std::size_t free_memory() const = 0;
 
+  // Host memory for staging copies: page-locked on cuda (cuMemHostAlloc, so copies to and
+  // from it go by DMA without the driver's own staging), ordinary memory on host. Throws
+  // DeviceError when it cannot be had. HostBuffer (rtcg/host_buffer.hpp) owns one.
+  virtual void* allocate_host(std::size_t bytes);
+  virtual void deallocate_host(void* pointer) noexcept;
+
   // Waits for all launched work.
   virtual void synchronize() = 0;
   // Runs `work` and returns the time it took on the device, in milliseconds: CUDA events

@@ -220,6 +220,22 @@ void CudaBackend::deallocate(void* pointer) noexcept {
   if (const auto* d = cuda::try_driver()) d->cuMemFree(reinterpret_cast<CUdeviceptr>(pointer));
 }
 
+void* CudaBackend::allocate_host(std::size_t bytes) {
+  make_current();
+  void* pointer = nullptr;
+  // Portable: page-locked for every context, so any thread's copies use it as such.
+  const CUresult result = driver().cuMemHostAlloc(&pointer, std::max<std::size_t>(bytes, 1), CU_MEMHOSTALLOC_PORTABLE);
+  if (result == CUDA_ERROR_OUT_OF_MEMORY)
+    throw DeviceError("out of page-locked host memory: asked for " + std::to_string(bytes) + " bytes");
+  check(result, "cuMemHostAlloc");
+  return pointer;
+}
+
+void CudaBackend::deallocate_host(void* pointer) noexcept {
+  if (!pointer) return;
+  if (const auto* d = cuda::try_driver()) d->cuMemFreeHost(pointer);
+}
+
 void CudaBackend::copy_to_device(void* destination, const void* source, std::size_t bytes) {
   if (!bytes) return;
   make_current();

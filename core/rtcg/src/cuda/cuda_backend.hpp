@@ -23,6 +23,8 @@ public:
   void copy_on_device(void* destination, const void* source, std::size_t bytes) override;
   void memset_bytes(void* destination, unsigned char value, std::size_t bytes) override;
   std::size_t free_memory() const override;
+  void* allocate_host(std::size_t bytes) override;
+  void deallocate_host(void* pointer) noexcept override;
   void synchronize() override;
   double time_ms(const std::function<void()>& work) override;
 

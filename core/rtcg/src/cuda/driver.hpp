@@ -21,7 +21,7 @@ struct Driver {
   X(cuMemsetD8) X(cuMemGetInfo)                                                           \
   X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool) X(cuMemPoolTrimTo)    \
   X(cuMemPoolSetAttribute) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) \
-  X(cuMemsetD8Async)                                                                      \
+  X(cuMemsetD8Async) X(cuMemHostAlloc) X(cuMemFreeHost)                                   \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                            \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
   X(cuEventElapsedTime)
