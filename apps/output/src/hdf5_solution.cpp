@@ -2,12 +2,14 @@
 #include "output/hdf5_solution.hpp"
 
 #include "h5.hpp"
+#include "output/error.hpp"
 #include "support.hpp"
 
 #include <dg/error.hpp>
 
 #include <array>
 #include <atomic>
+#include <functional>
 #include <string_view>
 #include <system_error>
 
@@ -36,13 +38,19 @@ const char* coordinate_name(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
 const std::vector<double>& coordinate(const Solution& s, int d) { return d == 0 ? s.x : d == 1 ? s.y : s.z; }
 std::vector<double>& coordinate(Solution& s, int d) { return d == 0 ? s.x : d == 1 ? s.y : s.z; }
 
-void write_contents(hid_t file, const Solution& s, const std::string& source) {
+// Writes a [K][Np] dataset `name` of `group` (full name `path`) from this process's rows.
+using RowWriter = std::function<void(hid_t group, const std::string& name, const std::string& path, hid_t file_type,
+                                     hid_t memory_type, const void* rows)>;
+
+// The whole file but the datasets' values, which `write_rows` writes: s holds rows of K_total
+// elements (all of them, or a parallel run's block).
+void write_contents(hid_t file, const Solution& s, int K_total, const RowWriter& write_rows, const std::string& source) {
   h5::write_attribute(file, "format", std::string(kFormat), source);
   h5::write_attribute(file, "version", kSolutionFormatVersion, source);
   h5::write_attribute(file, "shape", std::string(dg::shape_name(s.shape)), source);
   h5::write_attribute(file, "dim", s.dim, source);
   h5::write_attribute(file, "N", s.N, source);
-  h5::write_attribute(file, "K", s.K, source);
+  h5::write_attribute(file, "K", K_total, source);
   h5::write_attribute(file, "Np", s.Np, source);
   h5::write_attribute(file, "precision", s.precision, source);
   h5::write_attribute(file, "time", s.time, source);
@@ -52,13 +60,11 @@ void write_contents(hid_t file, const Solution& s, const std::string& source) {
   for (const auto& [name, member] : provenance_attributes()) h5::write_attribute(file, name, s.*member, source);
   h5::write_attribute(file, "node_set", std::string(kNodeSet), source);
 
-  const std::vector<hsize_t> dims{static_cast<hsize_t>(s.K), static_cast<hsize_t>(s.Np)};
   {
     const h5::Handle coordinates = h5::create_group(file, "coordinates", source);
     for (int d = 0; d < s.dim; ++d) {
       const std::string name = coordinate_name(d);
-      h5::write_dataset(coordinates.get(), name, "/coordinates/" + name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims,
-                        coordinate(s, d).data(), source);
+      write_rows(coordinates.get(), name, "/coordinates/" + name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, coordinate(s, d).data());
     }
   }
   const h5::Handle fields = h5::create_group(file, "fields", source);
@@ -70,9 +76,9 @@ void write_contents(hid_t file, const Solution& s, const std::string& source) {
     if (s.precision == "float") {
       rounded.resize(nodes);
       for (std::size_t i = 0; i < nodes; ++i) rounded[i] = static_cast<float>(values[i]);
-      h5::write_dataset(fields.get(), s.names[c], path, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, dims, rounded.data(), source);
+      write_rows(fields.get(), s.names[c], path, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, rounded.data());
     } else {
-      h5::write_dataset(fields.get(), s.names[c], path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, dims, values, source);
+      write_rows(fields.get(), s.names[c], path, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values);
     }
   }
   if (!s.extras.empty()) {
@@ -195,7 +201,13 @@ std::vector<char> file_image(const Solution& solution, const std::string& source
   const std::string name = source + ".in-memory-" + std::to_string(counter++);
   h5::Handle handle(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose);
   if (!handle.valid()) h5::fail_h5(source, "cannot create the file in memory");
-  write_contents(handle.get(), solution, source);
+  const std::vector<hsize_t> dims{static_cast<hsize_t>(solution.K), static_cast<hsize_t>(solution.Np)};
+  write_contents(handle.get(), solution, solution.K,
+                 [&](hid_t group, const std::string& dataset, const std::string& path, hid_t file_type,
+                     hid_t memory_type, const void* rows) {
+                   h5::write_dataset(group, dataset, path, file_type, memory_type, dims, rows, source);
+                 },
+                 source);
   if (H5Fflush(handle.get(), H5F_SCOPE_GLOBAL) < 0) h5::fail_h5(source, "cannot flush the file");
   const ssize_t size = H5Fget_file_image(handle.get(), nullptr, 0);
   if (size < 0) h5::fail_h5(source, "cannot get the file's image");
@@ -204,6 +216,14 @@ std::vector<char> file_image(const Solution& solution, const std::string& source
   if (!handle.close()) h5::fail_h5(source, "cannot close the file in memory");
   return image;
 }
+
+#ifdef H5_HAVE_PARALLEL
+int size_of(MPI_Comm comm) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return size;
+}
+#endif
 
 h5::Handle open_for_reading(const std::filesystem::path& file, const std::string& source) {
   std::error_code error;
@@ -226,6 +246,121 @@ void write_solution(const std::filesystem::path& file, const Solution& solution)
   }
   detail::write_file_atomically(file, std::string_view(image.data(), image.size()));
 }
+
+#ifdef H5_HAVE_PARALLEL
+bool parallel_hdf5_available() { return true; }
+
+void write_solution_collective(const std::filesystem::path& file, const Solution& block, long long first, int K_total,
+                               const void* mpi_comm) {
+  const std::string source = file.string();
+  if (!mpi_comm) fail(source, "a collective write needs an MPI communicator");
+  const MPI_Comm comm = *static_cast<const MPI_Comm*>(mpi_comm);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Rank 0 names the temporary; every rank writes into it.
+  std::string temporary = rank == 0 ? detail::temporary_name(file, ".tmp").string() : std::string();
+  int length = static_cast<int>(temporary.size());
+  MPI_Bcast(&length, 1, MPI_INT, 0, comm);
+  temporary.resize(static_cast<std::size_t>(length));
+  MPI_Bcast(temporary.data(), length, MPI_CHAR, 0, comm);
+
+  // Every rank learns whether all got through a phase; the first failing rank's message is
+  // everyone's (a rank must not stop alone while the others wait in a collective call).
+  const int ranks = size_of(comm);
+  auto agree = [&](std::string error) {
+    int failed = error.empty() ? ranks : rank, first_failed = ranks;
+    MPI_Allreduce(&failed, &first_failed, 1, MPI_INT, MPI_MIN, comm);
+    if (first_failed == ranks) return;
+    int message_length = static_cast<int>(error.size());
+    MPI_Bcast(&message_length, 1, MPI_INT, first_failed, comm);
+    error.resize(static_cast<std::size_t>(message_length));
+    MPI_Bcast(error.data(), message_length, MPI_CHAR, first_failed, comm);
+    if (rank == 0) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+    }
+    throw Error(error);
+  };
+  auto message = [&](const std::exception& e) {
+    return std::string(*e.what() ? e.what() : "the collective write failed");
+  };
+
+  std::string error;
+  try {
+    check_solution(block, source);
+    if (!block.extras.empty()) fail(source, "extras (far-field sums) are not written by a parallel run");
+    if (first < 0 || first + block.K > K_total) fail(source, "the block's rows are outside 0.." + std::to_string(K_total));
+    std::error_code code;
+    const std::filesystem::path folder = file.parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder, code))
+      fail(source, "cannot write: the folder " + folder.string() + " does not exist");
+  } catch (const std::exception& e) {
+    error = message(e);
+  }
+  agree(error);
+
+  try {
+    const h5::QuietErrors quiet;
+    const h5::Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (!access.valid() || H5Pset_fapl_mpio(access.get(), comm, MPI_INFO_NULL) < 0)
+      h5::fail_h5(source, "cannot set up MPI-IO");
+    h5::Handle handle(H5Fcreate(temporary.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, access.get()), H5Fclose);
+    if (!handle.valid()) h5::fail_h5(source, "cannot create " + temporary);
+    const h5::Handle transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+    if (!transfer.valid() || H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE) < 0)
+      h5::fail_h5(source, "cannot set up collective writes");
+    const hsize_t whole[2] = {static_cast<hsize_t>(K_total), static_cast<hsize_t>(block.Np)};
+    const hsize_t start[2] = {static_cast<hsize_t>(first), 0};
+    const hsize_t count[2] = {static_cast<hsize_t>(block.K), static_cast<hsize_t>(block.Np)};
+    write_contents(handle.get(), block, K_total,
+                   [&](hid_t group, const std::string& name, const std::string& path, hid_t file_type, hid_t memory_type,
+                       const void* rows) {
+                     const h5::Handle file_space(H5Screate_simple(2, whole, nullptr), H5Sclose);
+                     const h5::Handle memory_space(H5Screate_simple(2, count, nullptr), H5Sclose);
+                     if (!file_space.valid() || !memory_space.valid())
+                       h5::fail_h5(source, "cannot create the dataspaces of dataset '" + path + "'");
+                     const h5::Handle dataset(
+                         H5Dcreate2(group, name.c_str(), file_type, file_space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                         H5Dclose);
+                     if (!dataset.valid()) h5::fail_h5(source, "cannot create dataset '" + path + "'");
+                     if (block.K == 0) {
+                       H5Sselect_none(file_space.get());
+                       H5Sselect_none(memory_space.get());
+                     } else if (H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0) {
+                       h5::fail_h5(source, "cannot select this rank's rows of dataset '" + path + "'");
+                     }
+                     if (H5Dwrite(dataset.get(), memory_type, memory_space.get(), file_space.get(), transfer.get(), rows) < 0)
+                       h5::fail_h5(source, "cannot write dataset '" + path + "'");
+                   },
+                   source);
+    if (!handle.close()) h5::fail_h5(source, "cannot close " + temporary);
+  } catch (const std::exception& e) {
+    error = message(e);
+  }
+  agree(error);
+
+  // Rank 0 publishes: fsync, rename over `file`, fsync the folder; the others wait for it.
+  if (rank == 0) {
+    try {
+      detail::sync_path(temporary, false, source);
+      std::error_code code;
+      std::filesystem::rename(temporary, file, code);
+      if (code) fail(source, "cannot move the finished file into place: " + code.message());
+      detail::sync_path(file.parent_path(), true, source);
+    } catch (const std::exception& e) {
+      error = message(e);
+    }
+  }
+  agree(error);
+}
+#else
+bool parallel_hdf5_available() { return false; }
+
+void write_solution_collective(const std::filesystem::path& file, const Solution&, long long, int, const void*) {
+  fail(file.string(), "this rtdg was built with the serial HDF5; collective writes need the parallel one "
+                      "(configure with -DRTDG_WITH_MPI=ON and libhdf5-openmpi-dev)");
+}
+#endif
 
 Solution read_solution(const std::filesystem::path& file) {
   const std::string source = file.string();

@@ -18,6 +18,8 @@ namespace {
 
 std::string errno_text(int error) { return std::generic_category().message(error); }
 
+}  // namespace
+
 std::filesystem::path temporary_name(const std::filesystem::path& target, const std::string& suffix) {
   static std::atomic<unsigned> counter{0};
   const std::string name = "." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
@@ -37,7 +39,6 @@ void sync_path(const std::filesystem::path& path, bool directory, const std::str
   }
 }
 
-}  // namespace
 
 void fail(std::string_view source, const std::string& message) {
   throw Error(std::string(source) + ": " + message);

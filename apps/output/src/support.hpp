@@ -35,6 +35,12 @@ constexpr std::size_t ix(long long i) { return static_cast<std::size_t>(i); }
 void publish_atomically(const std::filesystem::path& target, const std::string& suffix,
                         const std::function<void(const std::filesystem::path&)>& write);
 
+// The parts of publish_atomically, for writers that make the temporary themselves (the
+// collective HDF5 write of a parallel run): a fresh hidden name next to `target`, and fsync
+// of a file or folder (throws output::Error naming `source`).
+std::filesystem::path temporary_name(const std::filesystem::path& target, const std::string& suffix);
+void sync_path(const std::filesystem::path& path, bool directory, const std::string& source);
+
 // publish_atomically with a file holding exactly `contents`.
 void write_file_atomically(const std::filesystem::path& target, std::string_view contents);
 

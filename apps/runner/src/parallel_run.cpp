@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <numeric>
 #include <ostream>
 #include <string>
 
@@ -71,6 +72,7 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
   part.exchange = comm.halo_exchange(local);
   setup.halo.faces = local.halo_faces;
   setup.halo.exchange = part.exchange.get();
+  make_blocks(part, problem.disc);
 
   const std::vector<int> counts = comm.gather(std::span<const int>(std::vector<int>{
       static_cast<int>(local.element_global.size()), local.num_halo_faces()}));
@@ -105,6 +107,71 @@ std::vector<double> gather_state(const Part& part, std::span<const double> local
     offset += flat(components, Kr, 0, Np, 0);
     first += static_cast<std::size_t>(Kr);
   }
+  return out;
+}
+
+void make_blocks(Part& part, const dg::Discretization& local_disc) {
+  const dg::Communicator& comm = *part.comm;
+  const long long K = part.global_K, P = comm.size();
+  auto first_of = [&](long long r) { return K * r / P; };
+  part.block_first = first_of(comm.rank());
+  part.block_rows = static_cast<int>(first_of(comm.rank() + 1) - part.block_first);
+  // Local elements grouped by the rank whose block holds them (local order is not global
+  // order: elements without halo faces come first).
+  const std::vector<int>& global = part.local->element_global;
+  part.block_send_counts.assign(static_cast<std::size_t>(P), 0);
+  std::vector<int> owner(global.size());
+  for (std::size_t k = 0; k < global.size(); ++k) {
+    // The last rank r with first_of(r) <= g.
+    long long r = global[k] * P / K;
+    while (r + 1 < P && first_of(r + 1) <= global[k]) ++r;
+    while (r > 0 && first_of(r) > global[k]) --r;
+    owner[k] = static_cast<int>(r);
+    ++part.block_send_counts[static_cast<std::size_t>(r)];
+  }
+  part.block_send_order.resize(global.size());
+  std::iota(part.block_send_order.begin(), part.block_send_order.end(), 0);
+  std::stable_sort(part.block_send_order.begin(), part.block_send_order.end(),
+                   [&](int a, int b) { return owner[static_cast<std::size_t>(a)] < owner[static_cast<std::size_t>(b)]; });
+  std::vector<int> ids;
+  for (const int k : part.block_send_order) ids.push_back(global[static_cast<std::size_t>(k)]);
+  const std::vector<int> arrived = comm.all_to_all(std::span<const int>(ids), std::span<const int>(part.block_send_counts));
+  part.block_arrivals.clear();
+  for (const int g : arrived) part.block_arrivals.push_back(static_cast<int>(g - part.block_first));
+  if (static_cast<int>(part.block_arrivals.size()) != part.block_rows)
+    throw dg::Error("parallel output: rank " + std::to_string(comm.rank()) + " received " +
+                    std::to_string(part.block_arrivals.size()) + " elements for a block of " +
+                    std::to_string(part.block_rows));
+  // The block's node coordinates, moved like a state of dim components.
+  const int Np = local_disc.element.Np, Kl = local_disc.K;
+  const Eigen::MatrixXd* coordinates[3] = {&local_disc.x, &local_disc.y, &local_disc.z};
+  std::vector<double> xyz(flat(local_disc.dim, Kl, 0, Np, 0));
+  for (int d = 0; d < local_disc.dim; ++d)
+    for (int k = 0; k < Kl; ++k)
+      for (int i = 0; i < Np; ++i) xyz[flat(d, Kl, k, Np, i)] = (*coordinates[d])(i, k);
+  part.block_xyz = block_values(part, xyz, local_disc.dim, Np);
+}
+
+std::vector<double> block_values(const Part& part, std::span<const double> local, int components, int Np) {
+  const int Kl = static_cast<int>(part.local->element_global.size());
+  const std::size_t per_element = static_cast<std::size_t>(components) * static_cast<std::size_t>(Np);
+  // Sent per element: [component][Np], elements in block_send_order.
+  std::vector<double> send;
+  send.reserve(part.block_send_order.size() * per_element);
+  for (const int k : part.block_send_order)
+    for (int c = 0; c < components; ++c) {
+      const auto from = local.begin() + static_cast<std::ptrdiff_t>(flat(c, Kl, k, Np, 0));
+      send.insert(send.end(), from, from + Np);
+    }
+  std::vector<int> counts;
+  for (const int n : part.block_send_counts) counts.push_back(n * static_cast<int>(per_element));
+  const std::vector<double> arrived = part.comm->all_to_all(std::span<const double>(send), std::span<const int>(counts));
+  const int rows = part.block_rows;
+  std::vector<double> out(flat(components, rows, 0, Np, 0));
+  for (std::size_t e = 0; e < part.block_arrivals.size(); ++e)
+    for (int c = 0; c < components; ++c)
+      std::copy_n(arrived.begin() + static_cast<std::ptrdiff_t>(e * per_element + static_cast<std::size_t>(c * Np)), Np,
+                  out.begin() + static_cast<std::ptrdiff_t>(flat(c, rows, part.block_arrivals[e], Np, 0)));
   return out;
 }
 

@@ -32,6 +32,15 @@ struct Part {
   std::vector<int> rank_elements, rank_halo_faces;
   std::unique_ptr<dg::HaloExchange> exchange;
   std::string partition_source;  // "stored in <file>" or "METIS (...)"
+  // Collective HDF5 output (docs/parallel.md): this rank writes rows [block_first, block_first +
+  // block_rows) of the whole mesh's element order, K r / P up to K (r + 1) / P; the state gets
+  // there by one all-to-all per file (make_blocks, block_values).
+  long long block_first = 0;
+  int block_rows = 0;
+  std::vector<int> block_send_counts;  // [P] local elements this rank sends to each rank
+  std::vector<int> block_send_order;   // local element numbers, grouped by receiving rank
+  std::vector<int> block_arrivals;     // the block row of each element received, in arrival order
+  std::vector<double> block_xyz;       // [dim][block_rows][Np] the block's node coordinates
 
   bool parallel() const { return parts > 1; }
   bool root() const { return !comm || comm->rank() == 0; }
@@ -47,6 +56,14 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
 // The whole mesh's state [component][K][Np] on rank 0 from every rank's local state (empty on
 // the other ranks).
 std::vector<double> gather_state(const Part& part, std::span<const double> local, int components, int Np);
+
+// The blocks of collective output (Part::block_*), from this rank's part of the mesh and its
+// discretization. Collective.
+void make_blocks(Part& part, const dg::Discretization& local_disc);
+
+// This rank's block [component][block_rows][Np] of the whole mesh's state, from every rank's
+// local state [component][K_local][Np]. Collective.
+std::vector<double> block_values(const Part& part, std::span<const double> local, int components, int Np);
 
 // This rank's part [component][K_local][Np] of a whole-mesh state.
 std::vector<double> local_state(const Part& part, std::span<const double> global, int components, int Np);

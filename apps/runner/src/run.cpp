@@ -184,14 +184,42 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
 
 // Collective in a parallel run: every rank's state goes to rank 0, which alone gets the values
 // (the other ranks get a solution without values and write nothing).
+void describe_snapshot(output::Solution& sol, const Setup& s, double t, long long step);
+
 output::Solution snapshot(const Setup& s, double t, long long step) {
   const bool parallel = s.part.parallel();
   output::Solution sol = parallel && s.part.root() ? output::make_solution(s.part.global_disc)
                          : parallel               ? output::Solution{}
                                                   : output::make_solution(s.disc);
-  sol.names = s.solver->component_names();
   sol.values = parallel ? gather_state(s.part, s.solver->state(), s.solver->components(), s.disc.element.Np)
                         : s.solver->state();
+  describe_snapshot(sol, s, t, step);
+  return sol;
+}
+
+// Collective in a parallel run: this rank's block of rows of the whole solution (Part::block_*),
+// for output::write_solution_collective.
+output::Solution block_snapshot(const Setup& s, double t, long long step) {
+  const dg::Element& element = s.disc.element;
+  output::Solution sol;
+  sol.shape = element.shape;
+  sol.dim = s.disc.dim;
+  sol.N = element.N;
+  sol.K = s.part.block_rows;
+  sol.Np = element.Np;
+  const std::size_t nodes = static_cast<std::size_t>(sol.K) * static_cast<std::size_t>(sol.Np);
+  std::vector<double>* coordinates[3] = {&sol.x, &sol.y, &sol.z};
+  for (int d = 0; d < sol.dim; ++d)
+    coordinates[d]->assign(s.part.block_xyz.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(d) * nodes),
+                           s.part.block_xyz.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(d + 1) * nodes));
+  sol.values = block_values(s.part, s.solver->state(), s.solver->components(), element.Np);
+  describe_snapshot(sol, s, t, step);
+  return sol;
+}
+
+// The names, time, step and provenance of a snapshot or checkpoint.
+void describe_snapshot(output::Solution& sol, const Setup& s, double t, long long step) {
+  sol.names = s.solver->component_names();
   sol.precision = s.cfg.precision;
   sol.time = t;
   sol.step = step;
@@ -204,7 +232,6 @@ output::Solution snapshot(const Setup& s, double t, long long step) {
   sol.effective_config = s.cfg.effective_toml;
   sol.plan = dg::to_text(s.solver->setup().plan);
   sol.dt = s.dt;
-  return sol;
 }
 
 // A new run refuses a folder that already holds an earlier run's files unless --overwrite,
@@ -546,12 +573,19 @@ RunSummary run(const RunOptions& options) {
     pvd.emplace(output_dir / (cfg.name + ".pvd"));
     summary.pvd = output_dir / (cfg.name + ".pvd");
   }
+  // A parallel run writes its HDF5 files collectively when the HDF5 is the parallel one
+  // (each rank its block of rows), else gathered on rank 0 as the VTU snapshots are.
+  const bool collective = parallel && output::parallel_hdf5_available();
   auto write_snapshot = [&](long long index) {
-    const output::Solution sol = snapshot(s, t, step);
     char stem[64];
     std::snprintf(stem, sizeof stem, "_%04lld", index);
     const fs::path base = output_dir / "snapshots" / (cfg.name + stem);
-    if (root && cfg.hdf5) output::write_solution(fs::path(base).replace_extension(".h5"), sol);
+    if (collective && cfg.hdf5)
+      output::write_solution_collective(fs::path(base).replace_extension(".h5"), block_snapshot(s, t, step),
+                                        s.part.block_first, s.part.global_K, comm.mpi_comm());
+    const output::Solution sol =
+        (cfg.hdf5 && !collective) || write_vtu ? snapshot(s, t, step) : output::Solution{};
+    if (root && cfg.hdf5 && !collective) output::write_solution(fs::path(base).replace_extension(".h5"), sol);
     if (root && write_vtu) {
       output::write_vtu(fs::path(base).replace_extension(".vtu"), sol);
       pvd->add(t, fs::path(base).replace_extension(".vtu"));
@@ -570,11 +604,16 @@ RunSummary run(const RunOptions& options) {
     char name[64];
     std::snprintf(name, sizeof name, "checkpoint_%09lld.h5", step);
     const fs::path file = output_dir / "checkpoints" / name;
-    output::Solution checkpoint = snapshot(s, t, step);
     summary.last_checkpoint = file;
+    if (collective) {
+      // Far-field sums are refused in parallel runs (build()), so there are no extras.
+      output::write_solution_collective(file, block_snapshot(s, t, step), s.part.block_first, s.part.global_K,
+                                        comm.mpi_comm());
+    }
+    output::Solution checkpoint = collective ? output::Solution{} : snapshot(s, t, step);
     if (!root) return;
     if (farfield) farfield->store(checkpoint);
-    output::write_solution(file, checkpoint);
+    if (!collective) output::write_solution(file, checkpoint);
     if (farfield) farfield->write(output_dir, t, step);
     // Keep the newest checkpoint.keep files (names sort by step).
     std::vector<fs::path> all;

@@ -43,6 +43,13 @@ public:
   // Every rank's `values` concatenated in rank order, on rank 0 (empty elsewhere).
   virtual std::vector<double> gather(std::span<const double> values) const = 0;
   virtual std::vector<int> gather(std::span<const int> values) const = 0;
+  // Personalised all-to-all: `send` holds counts[r] values for rank r, in rank order; returns
+  // what every rank sent to this one, in rank order (MPI_Alltoallv).
+  virtual std::vector<double> all_to_all(std::span<const double> send, std::span<const int> counts) const = 0;
+  virtual std::vector<int> all_to_all(std::span<const int> send, std::span<const int> counts) const = 0;
+  // The MPI communicator (a pointer to an MPI_Comm) for libraries that take one, such as the
+  // parallel HDF5; nullptr for the serial communicator.
+  virtual const void* mpi_comm() const = 0;
   // The halo exchange of this rank's part (MPI point-to-point, one message each way per
   // neighbour rank). Throws for a serial communicator when the part has neighbours.
   virtual std::unique_ptr<HaloExchange> halo_exchange(const mesh::LocalMesh& local) const = 0;

@@ -35,6 +35,13 @@ public:
   std::string broadcast(const std::string& text, int) const override { return text; }
   std::vector<double> gather(std::span<const double> values) const override { return {values.begin(), values.end()}; }
   std::vector<int> gather(std::span<const int> values) const override { return {values.begin(), values.end()}; }
+  std::vector<double> all_to_all(std::span<const double> send, std::span<const int>) const override {
+    return {send.begin(), send.end()};
+  }
+  std::vector<int> all_to_all(std::span<const int> send, std::span<const int>) const override {
+    return {send.begin(), send.end()};
+  }
+  const void* mpi_comm() const override { return nullptr; }
   std::unique_ptr<HaloExchange> halo_exchange(const mesh::LocalMesh& local) const override {
     if (!local.neighbours.empty())
       throw Error("a part with neighbour ranks needs an MPI run (mpirun -np P with an rtdg built with RTDG_WITH_MPI=ON)");
@@ -173,6 +180,13 @@ public:
   }
   std::vector<double> gather(std::span<const double> values) const override { return gather_of(values, MPI_DOUBLE); }
   std::vector<int> gather(std::span<const int> values) const override { return gather_of(values, MPI_INT); }
+  std::vector<double> all_to_all(std::span<const double> send, std::span<const int> counts) const override {
+    return all_to_all_of(send, counts, MPI_DOUBLE);
+  }
+  std::vector<int> all_to_all(std::span<const int> send, std::span<const int> counts) const override {
+    return all_to_all_of(send, counts, MPI_INT);
+  }
+  const void* mpi_comm() const override { return &world_; }
   std::unique_ptr<HaloExchange> halo_exchange(const mesh::LocalMesh& local) const override {
     return std::make_unique<MpiExchange>(local, cuda_aware_);
   }
@@ -219,6 +233,32 @@ private:
     return out;
   }
 
+  template <class T>
+  std::vector<T> all_to_all_of(std::span<const T> send, std::span<const int> counts, MPI_Datatype type) const {
+    if (counts.size() != static_cast<std::size_t>(size_))
+      throw Error("MPI all-to-all: " + std::to_string(counts.size()) + " counts for " + std::to_string(size_) + " ranks");
+    std::vector<int> received(static_cast<std::size_t>(size_)), send_offsets, receive_offsets;
+    check(MPI_Alltoall(counts.data(), 1, MPI_INT, received.data(), 1, MPI_INT, MPI_COMM_WORLD), "MPI_Alltoall");
+    long long sent = 0, total = 0;
+    for (int r = 0; r < size_; ++r) {
+      send_offsets.push_back(static_cast<int>(sent));
+      receive_offsets.push_back(static_cast<int>(total));
+      sent += counts[static_cast<std::size_t>(r)];
+      total += received[static_cast<std::size_t>(r)];
+    }
+    if (sent != static_cast<long long>(send.size()))
+      throw Error("MPI all-to-all: the counts add up to " + std::to_string(sent) + " values, but " +
+                  std::to_string(send.size()) + " were given");
+    if (total > std::numeric_limits<int>::max())
+      throw Error("MPI all-to-all: receiving " + std::to_string(total) + " values needs more than 32-bit counts");
+    std::vector<T> out(static_cast<std::size_t>(total));
+    check(MPI_Alltoallv(send.data(), counts.data(), send_offsets.data(), type, out.data(), received.data(),
+                        receive_offsets.data(), type, MPI_COMM_WORLD),
+          "MPI_Alltoallv");
+    return out;
+  }
+
+  MPI_Comm world_ = MPI_COMM_WORLD;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   bool cuda_aware_ = query_cuda_aware();
 };

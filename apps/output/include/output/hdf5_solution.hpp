@@ -38,6 +38,21 @@ inline constexpr std::string_view kLegacyNodeSet = "warp_blend_v1";
 // (those of make_solution's discretization).
 void write_solution(const std::filesystem::path& file, const Solution& solution);
 
+// Whether this rtdg's HDF5 is the parallel one (an MPI build): write_solution_collective works.
+bool parallel_hdf5_available();
+
+// Parallel runs: the ranks of the MPI communicator `mpi_comm` (a pointer to an MPI_Comm, e.g.
+// dg::Communicator::mpi_comm()) write one file together, in write_solution's layout, with
+// MPI-IO and collective writes. Rank r passes `block`: every attribute of the whole solution,
+// and the rows [first, first + block.K) of its K_total elements (x, y, z and values hold only
+// those rows); the blocks of the ranks, in rank order, cover 0..K_total. Collective: every rank
+// calls it. The file is written under a temporary name next to `file` and renamed by rank 0
+// once every rank has written its part; when any rank fails, every rank throws output::Error
+// and `file` is as it was. Extras (far-field sums) are not written this way. Throws
+// output::Error when parallel_hdf5_available() is false.
+void write_solution_collective(const std::filesystem::path& file, const Solution& block, long long first, int K_total,
+                               const void* mpi_comm);
+
 // Reads a file written by write_solution. Float32 fields come back as the exact doubles.
 // Throws output::Error naming the file (and dataset or attribute): no such file, not an HDF5
 // file, not an rtdg solution, a newer version, a missing attribute or dataset, a dataset of the
