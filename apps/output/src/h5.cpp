@@ -186,7 +186,8 @@ double read_double_attribute(hid_t location, const std::string& name, const std:
 }
 
 std::size_t read_doubles(hid_t location, const std::string& name, const std::string& path,
-                         const std::vector<hsize_t>& dims, std::vector<double>& values, const std::string& source) {
+                         const std::vector<hsize_t>& dims, std::vector<double>& values, const std::string& source,
+                         hsize_t first_row, std::optional<hsize_t> rows) {
   if (H5Lexists(location, name.c_str(), H5P_DEFAULT) <= 0) {
     fail(source, "dataset '" + path + "' is missing; not a complete rtdg solution");
   }
@@ -200,6 +201,19 @@ std::size_t read_doubles(hid_t location, const std::string& name, const std::str
   std::vector<hsize_t> actual(rank > 0 ? static_cast<std::size_t>(rank) : 0);
   if (rank > 0) H5Sget_simple_extent_dims(space.get(), actual.data(), nullptr);
   if (actual != dims) fail(source, "dataset '" + path + "' has shape " + shape_text(actual) + ", expected " + shape_text(dims));
+  if (rows) {
+    if (dims.size() != 2 || first_row + *rows > dims[0])
+      fail(source, "rows " + std::to_string(first_row) + ".." + std::to_string(first_row + *rows) + " of dataset '" + path +
+                       "' are outside its " + shape_text(dims));
+    const hsize_t start[2] = {first_row, 0}, count[2] = {*rows, dims[1]};
+    values.resize(static_cast<std::size_t>(*rows * dims[1]));
+    if (values.empty()) return size;
+    const Handle memory(H5Screate_simple(2, count, nullptr), H5Sclose);
+    if (!memory.valid() || H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dread(dataset.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, values.data()) < 0)
+      fail_h5(source, "cannot read rows of dataset '" + path + "'");
+    return size;
+  }
   std::size_t count = 1;
   for (hsize_t d : dims) count *= static_cast<std::size_t>(d);
   values.resize(count);

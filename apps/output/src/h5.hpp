@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,7 +91,10 @@ std::vector<std::string> read_strings_attribute(hid_t location, const std::strin
 // Reads dataset `name` (full name `path`, for messages) of floating-point elements and shape
 // `dims` as doubles (a float32 dataset converts exactly). Throws naming the dataset when it is
 // missing, not floating-point or of another shape. Returns the file's element size in bytes.
+// With `rows` given, only rows [first_row, first_row + rows) of the 2D dataset are read (dims is
+// still the whole dataset's shape).
 std::size_t read_doubles(hid_t location, const std::string& name, const std::string& path,
-                         const std::vector<hsize_t>& dims, std::vector<double>& values, const std::string& source);
+                         const std::vector<hsize_t>& dims, std::vector<double>& values, const std::string& source,
+                         hsize_t first_row = 0, std::optional<hsize_t> rows = std::nullopt);
 
 }  // namespace rtdg::output::detail::h5

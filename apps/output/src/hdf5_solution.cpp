@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <system_error>
 
@@ -132,7 +133,10 @@ void check_format(hid_t file, const std::string& source) {
   }
 }
 
-Solution read_contents(hid_t file, const std::string& source) {
+// The whole solution, or with `rows` only rows [first, first + rows) of its elements (then K =
+// rows; the file's K in *elements).
+Solution read_contents(hid_t file, const std::string& source, long long first = 0, std::optional<int> rows = std::nullopt,
+                       int* elements = nullptr) {
   check_format(file, source);
   Solution s;
   const std::string shape = h5::read_string_attribute(file, "shape", source);
@@ -163,11 +167,22 @@ Solution read_contents(hid_t file, const std::string& source) {
   }
 
   const std::vector<hsize_t> dims{static_cast<hsize_t>(s.K), static_cast<hsize_t>(s.Np)};
+  if (elements) *elements = s.K;
+  std::optional<hsize_t> row_count;
+  if (rows) {
+    if (first < 0 || *rows < 0 || first + *rows > s.K)
+      fail(source, "rows " + std::to_string(first) + ".." + std::to_string(first + *rows) + " are not within its " +
+                       std::to_string(s.K) + " elements");
+    row_count = static_cast<hsize_t>(*rows);
+    s.K = *rows;
+  }
+  const hsize_t first_row = static_cast<hsize_t>(first);
   {
     const h5::Handle coordinates = h5::open_group(file, "coordinates", source);
     for (int d = 0; d < s.dim; ++d) {
       const std::string name = coordinate_name(d);
-      h5::read_doubles(coordinates.get(), name, "/coordinates/" + name, dims, coordinate(s, d), source);
+      h5::read_doubles(coordinates.get(), name, "/coordinates/" + name, dims, coordinate(s, d), source, first_row,
+                       row_count);
     }
   }
   const h5::Handle fields = h5::open_group(file, "fields", source);
@@ -175,7 +190,7 @@ Solution read_contents(hid_t file, const std::string& source) {
   s.values.resize(s.names.size() * nodes);
   std::vector<double> component;
   for (std::size_t c = 0; c < s.names.size(); ++c) {
-    h5::read_doubles(fields.get(), s.names[c], "/fields/" + s.names[c], dims, component, source);
+    h5::read_doubles(fields.get(), s.names[c], "/fields/" + s.names[c], dims, component, source, first_row, row_count);
     std::copy(component.begin(), component.end(), s.values.begin() + static_cast<std::ptrdiff_t>(c * nodes));
   }
   read_extras(file, s, source);
@@ -367,6 +382,13 @@ Solution read_solution(const std::filesystem::path& file) {
   const h5::QuietErrors quiet;
   const h5::Handle handle = open_for_reading(file, source);
   return read_contents(handle.get(), source);
+}
+
+Solution read_solution_rows(const std::filesystem::path& file, long long first, int rows, int& elements) {
+  const std::string source = file.string();
+  const h5::QuietErrors quiet;
+  const h5::Handle handle = open_for_reading(file, source);
+  return read_contents(handle.get(), source, first, rows, &elements);
 }
 
 std::string read_node_set(const std::filesystem::path& file) {

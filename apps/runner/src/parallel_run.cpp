@@ -135,6 +135,8 @@ void make_blocks(Part& part, const dg::Discretization& local_disc) {
                    [&](int a, int b) { return owner[static_cast<std::size_t>(a)] < owner[static_cast<std::size_t>(b)]; });
   std::vector<int> ids;
   for (const int k : part.block_send_order) ids.push_back(global[static_cast<std::size_t>(k)]);
+  const std::vector<int> ones(static_cast<std::size_t>(P), 1);
+  part.block_receive_counts = comm.all_to_all(std::span<const int>(part.block_send_counts), std::span<const int>(ones));
   const std::vector<int> arrived = comm.all_to_all(std::span<const int>(ids), std::span<const int>(part.block_send_counts));
   part.block_arrivals.clear();
   for (const int g : arrived) part.block_arrivals.push_back(static_cast<int>(g - part.block_first));
@@ -175,14 +177,28 @@ std::vector<double> block_values(const Part& part, std::span<const double> local
   return out;
 }
 
-std::vector<double> local_state(const Part& part, std::span<const double> global, int components, int Np) {
-  const std::vector<int>& elements = part.local->element_global;
-  const int Kl = static_cast<int>(elements.size()), K = part.global_K;
+std::vector<double> local_from_blocks(const Part& part, std::span<const double> block, int components, int Np) {
+  const int rows = part.block_rows;
+  const std::size_t per_element = static_cast<std::size_t>(components) * static_cast<std::size_t>(Np);
+  // Back the way block_values came: the block's rows in arrival order (grouped by the rank
+  // that sent them), to that rank.
+  std::vector<double> send;
+  send.reserve(part.block_arrivals.size() * per_element);
+  for (const int row : part.block_arrivals)
+    for (int c = 0; c < components; ++c) {
+      const auto from = block.begin() + static_cast<std::ptrdiff_t>(flat(c, rows, row, Np, 0));
+      send.insert(send.end(), from, from + Np);
+    }
+  std::vector<int> counts;
+  for (const int n : part.block_receive_counts) counts.push_back(n * static_cast<int>(per_element));
+  const std::vector<double> arrived = part.comm->all_to_all(std::span<const double>(send), std::span<const int>(counts));
+  // They arrive as this rank sent them: in block_send_order.
+  const int Kl = static_cast<int>(part.local->element_global.size());
   std::vector<double> out(flat(components, Kl, 0, Np, 0));
-  for (int c = 0; c < components; ++c)
-    for (int k = 0; k < Kl; ++k)
-      std::copy_n(global.begin() + static_cast<std::ptrdiff_t>(flat(c, K, elements[static_cast<std::size_t>(k)], Np, 0)), Np,
-                  out.begin() + static_cast<std::ptrdiff_t>(flat(c, Kl, k, Np, 0)));
+  for (std::size_t j = 0; j < part.block_send_order.size(); ++j)
+    for (int c = 0; c < components; ++c)
+      std::copy_n(arrived.begin() + static_cast<std::ptrdiff_t>(j * per_element + static_cast<std::size_t>(c * Np)), Np,
+                  out.begin() + static_cast<std::ptrdiff_t>(flat(c, Kl, part.block_send_order[j], Np, 0)));
   return out;
 }
 

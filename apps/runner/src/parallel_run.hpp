@@ -40,6 +40,7 @@ struct Part {
   std::vector<int> block_send_counts;  // [P] local elements this rank sends to each rank
   std::vector<int> block_send_order;   // local element numbers, grouped by receiving rank
   std::vector<int> block_arrivals;     // the block row of each element received, in arrival order
+  std::vector<int> block_receive_counts;  // [P] elements received from each rank
   std::vector<double> block_xyz;       // [dim][block_rows][Np] the block's node coordinates
 
   bool parallel() const { return parts > 1; }
@@ -65,8 +66,10 @@ void make_blocks(Part& part, const dg::Discretization& local_disc);
 // local state [component][K_local][Np]. Collective.
 std::vector<double> block_values(const Part& part, std::span<const double> local, int components, int Np);
 
-// This rank's part [component][K_local][Np] of a whole-mesh state.
-std::vector<double> local_state(const Part& part, std::span<const double> global, int components, int Np);
+// The inverse of block_values: this rank's local state [component][K_local][Np] from every
+// rank's block [component][block_rows][Np] (a parallel restart reads blocks). Collective.
+std::vector<double> local_from_blocks(const Part& part, std::span<const double> block, int components, int Np);
+
 
 // Chooses a GPU per rank: RTDG_CUDA_DEVICE when set, else the node-local rank modulo the
 // devices there are (more ranks than GPUs share them).

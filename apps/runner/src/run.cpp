@@ -349,15 +349,17 @@ void warn_about_cfl(const config::RunConfig& cfg, const dg::Solver& solver, doub
 // The checkpoint's node coordinates must be the run's: same mesh (the fingerprint says so) and
 // same reference nodes. This catches values at other nodes whatever the node_set attribute
 // says (output::check_restart_nodes has refused the known cases with a fuller message).
-void check_checkpoint_nodes(const fs::path& file, const output::Solution& checkpoint, const dg::Discretization& disc) {
-  const Eigen::MatrixXd* now[3] = {&disc.x, &disc.y, &disc.z};
+// `now` [dim][K][Np] holds the run's node coordinates of the checkpoint's elements, which are the
+// whole mesh's first_element, first_element + 1, ... (a parallel restart checks its block).
+void check_checkpoint_nodes(const fs::path& file, const output::Solution& checkpoint, const std::vector<double>& now,
+                            long long first_element) {
   const std::vector<double>* stored[3] = {&checkpoint.x, &checkpoint.y, &checkpoint.z};
-  const Eigen::Index Np = disc.element.Np;
-  for (Eigen::Index k = 0; k < disc.K; ++k) {
+  const Eigen::Index Np = checkpoint.Np, K = checkpoint.K;
+  for (Eigen::Index k = 0; k < K; ++k) {
     double extent = 0, magnitude = 0, worst = 0;
     Eigen::Index worst_node = 0;
-    for (int d = 0; d < disc.dim; ++d) {
-      const auto column = now[d]->col(k);
+    for (int d = 0; d < checkpoint.dim; ++d) {
+      const Eigen::Map<const Eigen::VectorXd> column(now.data() + (d * K + k) * Np, Np);
       extent = std::max(extent, column.maxCoeff() - column.minCoeff());
       magnitude = std::max(magnitude, column.cwiseAbs().maxCoeff());
       for (Eigen::Index i = 0; i < Np; ++i) {
@@ -374,7 +376,7 @@ void check_checkpoint_nodes(const fs::path& file, const output::Solution& checkp
     if (!(worst <= 1e-10 * extent + 1e-13 * magnitude)) {
       throw std::runtime_error(
           "the checkpoint " + file.string() + " holds its values at other nodes than this rtdg places on the mesh: node " +
-          std::to_string(worst_node) + " of element " + std::to_string(k) + " is " + format_number(worst) +
+          std::to_string(worst_node) + " of element " + std::to_string(first_element + k) + " is " + format_number(worst) +
           " away from where this rtdg puts it (the element is " + format_number(extent) +
           " across), so the checkpoint was written by an rtdg with other reference nodes; finish the run with that "
           "rtdg, or start it again from t = 0 with this one (rtdg run <output folder>/config.toml --overwrite)");
@@ -405,9 +407,17 @@ RunSummary run(const RunOptions& options) {
   SignalGuard signals;
   Setup s;
   std::optional<output::Solution> restart;
+  int restart_elements = 0;  // the checkpoint's K
   fs::path output_dir;
   if (options.restart) {
-    restart = output::read_solution(*options.restart);
+    // A parallel run reads the attributes now and each rank its block of rows once the
+    // partition is known (below); a serial run reads it all.
+    if (dg::world().size() > 1) {
+      restart = output::read_solution_rows(*options.restart, 0, 0, restart_elements);
+    } else {
+      restart = output::read_solution(*options.restart);
+      restart_elements = restart->K;
+    }
     // Values at other reference nodes than this rtdg's (the order-6 triangle nodes before
     // issue 14) are refused before anything is built.
     output::check_restart_nodes(*options.restart, *restart);
@@ -446,13 +456,25 @@ RunSummary run(const RunOptions& options) {
       throw std::runtime_error("the checkpoint " + options.restart->string() + " was written on a different mesh than " +
                                cfg.mesh_file.string() + " gives now (fingerprint " + restart->mesh_fingerprint +
                                " vs " + s.fingerprint + "); restart with the mesh the run started from");
-    if (restart->names != solver.component_names() || restart->K != global_K || restart->N != cfg.order)
+    if (restart->names != solver.component_names() || restart_elements != global_K || restart->N != cfg.order)
       throw std::runtime_error("the checkpoint " + options.restart->string() +
                                " does not match the run's fields, elements or order");
-    if (root) check_checkpoint_nodes(*options.restart, *restart, whole);
-    // A checkpoint holds the whole mesh however many ranks wrote it: each rank takes its part.
-    solver.set_state(parallel ? local_state(s.part, restart->values, solver.components(), s.disc.element.Np)
-                              : restart->values);
+    if (parallel) {
+      // A checkpoint holds the whole mesh however many ranks wrote it: each rank reads its
+      // block of rows, checks the block's nodes, and the blocks go to the ranks owning them.
+      int elements = 0;
+      const output::Solution block =
+          output::read_solution_rows(*options.restart, s.part.block_first, s.part.block_rows, elements);
+      check_checkpoint_nodes(*options.restart, block, s.part.block_xyz, s.part.block_first);
+      solver.set_state(local_from_blocks(s.part, block.values, solver.components(), s.disc.element.Np));
+    } else {
+      const output::Solution whole_nodes = output::make_solution(whole);
+      std::vector<double> now = whole_nodes.x;
+      now.insert(now.end(), whole_nodes.y.begin(), whole_nodes.y.end());
+      now.insert(now.end(), whole_nodes.z.begin(), whole_nodes.z.end());
+      check_checkpoint_nodes(*options.restart, *restart, now, 0);
+      solver.set_state(restart->values);
+    }
     // The growth check's scale is the original run's (see below), so a continued run stops
     // where the uninterrupted one would.
     if (cfg.initial == "law" && cfg.blowup_factor > 0) initial_scale = comm.max(largest_abs(solver.initial_values()));

@@ -59,6 +59,12 @@ void write_solution_collective(const std::filesystem::path& file, const Solution
 // wrong type or shape.
 Solution read_solution(const std::filesystem::path& file);
 
+// Parallel restarts: rows [first, first + rows) of the file's elements, with every attribute and
+// the extras as read_solution gives them; the result's K is `rows` (0: the attributes only) and
+// `elements` gets the file's K. Reads only those rows. Throws as read_solution does, and when
+// the rows are not within the file's elements.
+Solution read_solution_rows(const std::filesystem::path& file, long long first, int rows, int& elements);
+
 // The node set of a solution file: its "node_set" attribute, or kLegacyNodeSet when it has
 // none (written before rtdg recorded it). Throws output::Error naming the file when it is not a
 // readable rtdg solution or the attribute is not a string.
