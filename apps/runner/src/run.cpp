@@ -606,9 +606,25 @@ RunSummary run(const RunOptions& options) {
       output::write_solution_collective(fs::path(base).replace_extension(".h5"), block_snapshot(s, t, step),
                                         s.part.block_first, s.part.global_K, comm.mpi_comm());
     const output::Solution sol =
-        (cfg.hdf5 && !collective) || write_vtu ? snapshot(s, t, step) : output::Solution{};
+        (cfg.hdf5 && !collective) || (write_vtu && !parallel) ? snapshot(s, t, step) : output::Solution{};
     if (root && cfg.hdf5 && !collective) output::write_solution(fs::path(base).replace_extension(".h5"), sol);
-    if (root && write_vtu) {
+    if (write_vtu && parallel) {
+      // One VTU piece per rank (its own elements), and rank 0's .pvtu naming them all.
+      output::Solution piece = output::make_solution(s.disc);
+      piece.values = solver.state();
+      describe_snapshot(piece, s, t, step);
+      const auto piece_name = [&](int rank) {
+        return fs::path(base).filename().string() + "_p" + std::to_string(rank) + ".vtu";
+      };
+      output::write_vtu(base.parent_path() / piece_name(comm.rank()), piece);
+      comm.barrier();
+      if (root) {
+        std::vector<fs::path> pieces;
+        for (int r = 0; r < comm.size(); ++r) pieces.emplace_back(piece_name(r));
+        output::write_pvtu(fs::path(base).replace_extension(".pvtu"), pieces, piece.names, piece.dim, piece.precision);
+        pvd->add(t, fs::path(base).replace_extension(".pvtu"));
+      }
+    } else if (root && write_vtu) {
       output::write_vtu(fs::path(base).replace_extension(".vtu"), sol);
       pvd->add(t, fs::path(base).replace_extension(".vtu"));
     }

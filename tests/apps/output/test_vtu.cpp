@@ -12,6 +12,7 @@
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkUnstructuredGrid.h>
+#include <vtkXMLPUnstructuredGridReader.h>
 #include <vtkXMLUnstructuredGridReader.h>
 
 #include <sys/resource.h>
@@ -114,6 +115,70 @@ TEST(Vtu, TrianglesOfOrder3) { check_case({2, 3, {"E.x", "E.y", "H.z"}}, "double
 TEST(Vtu, TrianglesOfOrder1) { check_case({2, 1, {"u"}}, "double"); }
 TEST(Vtu, TetrahedraOfOrder2) { check_case({3, 2, {"E.x", "E.y", "E.z", "H.x", "H.y", "H.z"}}, "double"); }
 TEST(Vtu, TetrahedraOfOrder4InFloat) { check_case({3, 4, {"rho", "u.x", "u.y", "u.z"}}, "float"); }
+
+// A parallel run's snapshot: each rank's elements as a VTU piece, and the .pvtu naming them.
+// VTK's parallel reader must see one dataset: every element, every array, the same values as
+// the pieces.
+TEST(Vtu, PiecesReadAsOneDatasetThroughThePvtu) {
+  TempDir dir;
+  const mesh::Mesh mesh = test::box_mesh(3, 2, 0.15);
+  const dg::Discretization d = dg::discretize(mesh, 2);
+  const std::vector<std::string> names = {"E.x", "E.y", "E.z", "p"};
+  std::vector<test::Field> fields;
+  for (std::size_t i = 0; i < names.size(); ++i) fields.push_back(test::random_polynomial(2, 70 + static_cast<unsigned>(i)));
+  const Solution whole = test::sample(d, names, fields);
+  // Two pieces: the first elements and the rest, as two ranks would hold them.
+  const int K0 = d.K / 3, Np = d.element.Np;
+  std::vector<Solution> pieces(2, whole);
+  for (int p = 0; p < 2; ++p) {
+    const int first = p == 0 ? 0 : K0, count = p == 0 ? K0 : d.K - K0;
+    Solution& s = pieces[static_cast<std::size_t>(p)];
+    s.K = count;
+    auto rows = [&](const std::vector<double>& all, int components) {
+      std::vector<double> out;
+      for (int c = 0; c < components; ++c)
+        out.insert(out.end(), all.begin() + (static_cast<std::ptrdiff_t>(c) * d.K + first) * Np,
+                   all.begin() + (static_cast<std::ptrdiff_t>(c) * d.K + first + count) * Np);
+      return out;
+    };
+    s.x = rows(whole.x, 1);
+    s.y = rows(whole.y, 1);
+    s.z = rows(whole.z, 1);
+    s.values = rows(whole.values, static_cast<int>(names.size()));
+    write_vtu(dir / ("s_p" + std::to_string(p) + ".vtu"), s);
+  }
+  write_pvtu(dir / "s.pvtu", {"s_p0.vtu", "s_p1.vtu"}, names, 3, "double");
+
+  vtkNew<vtkXMLPUnstructuredGridReader> reader;
+  reader->SetFileName((dir / "s.pvtu").c_str());
+  reader->Update();
+  vtkUnstructuredGrid* grid = reader->GetOutput();
+  ASSERT_NE(grid, nullptr);
+  ASSERT_EQ(grid->GetNumberOfCells(), d.K);
+  const std::vector<PointArray> arrays = point_arrays(names, 3);
+  ASSERT_EQ(arrays.size(), 2u);  // E (vector) and p
+  ASSERT_EQ(grid->GetPointData()->GetNumberOfArrays(), 2);
+  for (const PointArray& array : arrays) {
+    vtkDataArray* data = grid->GetPointData()->GetArray(array.name.c_str());
+    ASSERT_NE(data, nullptr) << array.name;
+    ASSERT_EQ(data->GetNumberOfComponents(), static_cast<int>(array.components.size()));
+    for (vtkIdType point = 0; point < grid->GetNumberOfPoints(); ++point) {
+      double x[3];
+      grid->GetPoint(point, x);
+      for (int comp = 0; comp < data->GetNumberOfComponents(); ++comp) {
+        const int field = array.components[static_cast<std::size_t>(comp)];
+        ASSERT_NEAR(data->GetComponent(point, comp), fields[static_cast<std::size_t>(field)](x[0], x[1], x[2]), 1e-12)
+            << array.name << " point " << point;
+      }
+    }
+  }
+
+  // Bad input: no pieces, a name XML would need escaped, an unknown precision.
+  EXPECT_THROW(write_pvtu(dir / "t.pvtu", {}, names, 3, "double"), Error);
+  EXPECT_THROW(write_pvtu(dir / "t.pvtu", {"a\"b.vtu"}, names, 3, "double"), Error);
+  EXPECT_THROW(write_pvtu(dir / "t.pvtu", {"s_p0.vtu"}, names, 3, "half"), Error);
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.pvtu"));
+}
 
 TEST(Vtu, OverwritesAtomicallyAndFailsCleanly) {
   TempDir dir;

@@ -3,7 +3,8 @@
 # backend:
 #   mpi_run.sh <rtdg> <compare_solutions> <mpiexec> <config> <name> [--set ...]
 # - 2 and 3 ranks reproduce the serial run's last snapshot to 1e-12 (the halo exchange hands
-#   over the same traces the serial run reads, so in practice bit for bit);
+#   over the same traces the serial run reads, so in practice bit for bit), and write their
+#   VTU snapshots as one piece per rank under a .pvtu in the .pvd series;
 # - a checkpoint written by 3 ranks continues on 2 ranks to the serial run's end, bit for bit;
 # - a blow-up (cfl = 10) stops every rank with a non-zero exit, and a failure on rank 0 alone
 #   (an output folder that is taken) ends the other ranks too, within seconds;
@@ -26,6 +27,15 @@ for np in 2 3; do
   run np$np "$mpiexec" -n $np "$rtdg" run || { cat "$work/np$np.log"; fail "$np ranks"; }
   grep -q "halo faces per rank" "$work/np$np.log" || { cat "$work/np$np.log"; fail "$np ranks: no partition report"; }
   "$compare" "$last" "$work/np$np/snapshots/$(basename "$last")" 1e-12 || fail "$np ranks differ from the serial run"
+  # VTU (when this rtdg has VTK): one piece per rank and a .pvtu naming them, in the series.
+  if ls "$work/serial/snapshots/"*.vtu > /dev/null 2>&1; then
+    pvtu="$work/np$np/snapshots/$(basename "${last%.h5}").pvtu"
+    [ "$(grep -c '<Piece Source=' "$pvtu")" = "$np" ] || fail "$np ranks: $pvtu does not list $np pieces"
+    for source in $(sed -n 's/.*<Piece Source="\([^"]*\)".*/\1/p' "$pvtu"); do
+      [ -s "$work/np$np/snapshots/$source" ] || fail "$np ranks: the VTU piece $source is missing"
+    done
+    grep -q "$(basename "$pvtu")" "$work/np$np/${name}.pvd" || fail "$np ranks: the .pvd does not list $(basename "$pvtu")"
+  fi
   # Probes: rank 0 writes them with the owning ranks' values.
   for probe in "$work"/serial/*.csv; do
     [ -e "$probe" ] || continue

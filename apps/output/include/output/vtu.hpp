@@ -25,6 +25,14 @@ bool vtu_available();
 // the file; without VTK, an Error saying so.
 void write_vtu(const std::filesystem::path& file, const Solution& solution);
 
+// The .pvtu that makes the VTU pieces of a parallel run's snapshot (one write_vtu file per rank)
+// one dataset for ParaView: it declares the point arrays write_vtu writes for component `names`
+// in `dim` dimensions and `precision` ("float" or "double"), and lists the `pieces` (paths
+// relative to the .pvtu's folder). Plain XML, written atomically; needs no VTK. Throws
+// output::Error naming the file.
+void write_pvtu(const std::filesystem::path& file, const std::vector<std::filesystem::path>& pieces,
+                const std::vector<std::string>& names, int dim, const std::string& precision);
+
 // A point-data array of the VTU: a scalar (one component) or a 3-component vector.
 struct PointArray {
   std::string name;
