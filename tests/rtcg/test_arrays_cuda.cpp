@@ -5,9 +5,10 @@
 #include <rtcg/array_tuning.hpp>
 #include <rtcg/backend.hpp>
 #include <rtcg/elementwise.hpp>
-#include <rtcg/host_buffer.hpp>
 #include <rtcg/memory_pool.hpp>
 #include <rtcg/reduction.hpp>
+
+#include "host_buffer_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -79,23 +80,7 @@ void check_ops() {
 
 TEST(CudaArrays, StageThroughPinnedHostBuffers) {
   SKIP_WITHOUT_CUDA();
-  // A staging buffer of the backend (page-locked on cuda): device -> buffer -> device, moved
-  // from one owner to another on the way.
-  const std::vector<double> values = {1.5, -2.25, 3e300, 0.0, 7.0};
-  auto a = rtcg::Array<double>::from_host(cuda(), values);
-  rtcg::HostBuffer<double> staging(cuda(), values.size());
-  ASSERT_EQ(staging.size(), values.size());
-  a.copy_to_host(staging.span());
-  rtcg::HostBuffer<double> moved = std::move(staging);
-  EXPECT_EQ(staging.data(), nullptr);
-  EXPECT_EQ(std::vector<double>(moved.data(), moved.data() + moved.size()), values);
-  moved.data()[0] = 42.0;
-  rtcg::Array<double> b(cuda(), values.size());
-  b.copy_from_host(std::span<const double>(moved.data(), moved.size()));
-  EXPECT_EQ(b.to_host()[0], 42.0);
-  EXPECT_EQ(b.to_host()[4], 7.0);
-  rtcg::HostBuffer<double> empty(cuda(), 0);
-  EXPECT_EQ(empty.size(), 0u);
+  rtcg::test::check_host_buffer(cuda());
 }
 
 TEST(CudaArrayOps, MatchPlainLoopsOverEdgeSizes) {
