@@ -182,10 +182,11 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   }
 }
 
-// Collective in a parallel run: every rank's state goes to rank 0, which alone gets the values
-// (the other ranks get a solution without values and write nothing).
+// The names, time, step and provenance of a snapshot or checkpoint (below).
 void describe_snapshot(output::Solution& sol, const Setup& s, double t, long long step);
 
+// Collective in a parallel run: every rank's state goes to rank 0, which alone gets the values
+// (the other ranks get a solution without values and write nothing).
 output::Solution snapshot(const Setup& s, double t, long long step) {
   const bool parallel = s.part.parallel();
   output::Solution sol = parallel && s.part.root() ? output::make_solution(s.part.global_disc)
@@ -217,7 +218,6 @@ output::Solution block_snapshot(const Setup& s, double t, long long step) {
   return sol;
 }
 
-// The names, time, step and provenance of a snapshot or checkpoint.
 void describe_snapshot(output::Solution& sol, const Setup& s, double t, long long step) {
   sol.names = s.solver->component_names();
   sol.precision = s.cfg.precision;

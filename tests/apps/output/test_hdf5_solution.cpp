@@ -116,6 +116,43 @@ TEST(Hdf5Solution, DoubleRoundTripIsBitExact3D) {
   expect_identical(s, read_solution(dir / "s.h5"));
 }
 
+// A parallel restart reads its block of rows: the same values as the whole file's rows, every
+// attribute, and the file's element count; rows outside the file are refused.
+TEST(Hdf5Solution, ReadsABlockOfRows) {
+  TempDir dir;
+  const Solution s = example(3, 2, "float");
+  write_solution(dir / "s.h5", s);
+  const int first = s.K / 3, rows = s.K / 2;
+  int elements = 0;
+  const Solution block = read_solution_rows(dir / "s.h5", first, rows, elements);
+  EXPECT_EQ(elements, s.K);
+  ASSERT_EQ(block.K, rows);
+  EXPECT_EQ(block.names, s.names);
+  EXPECT_EQ(block.time, s.time);
+  EXPECT_EQ(block.step, s.step);
+  EXPECT_EQ(block.plan, s.plan);
+  const std::size_t Np = static_cast<std::size_t>(s.Np), K = static_cast<std::size_t>(s.K), R = static_cast<std::size_t>(rows);
+  const std::size_t f = static_cast<std::size_t>(first);
+  for (std::size_t i = 0; i < R * Np; ++i) {
+    ASSERT_EQ(block.x[i], s.x[f * Np + i]);
+    ASSERT_EQ(block.z[i], s.z[f * Np + i]);
+  }
+  const Solution whole = read_solution(dir / "s.h5");
+  for (std::size_t c = 0; c < s.names.size(); ++c)
+    for (std::size_t i = 0; i < R * Np; ++i) ASSERT_EQ(block.values[c * R * Np + i], whole.values[(c * K + f) * Np + i]);
+  const Solution header = read_solution_rows(dir / "s.h5", 0, 0, elements);
+  EXPECT_EQ(header.K, 0);
+  EXPECT_TRUE(header.values.empty());
+  EXPECT_EQ(elements, s.K);
+  try {
+    (void)read_solution_rows(dir / "s.h5", s.K - 1, 2, elements);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("are not within its " + std::to_string(s.K) + " elements"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Hdf5Solution, FloatRoundTripIsBitExact) {
   TempDir dir;
   const Solution s = example(3, 3, "float");
