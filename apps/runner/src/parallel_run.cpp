@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <ostream>
 #include <string>
@@ -16,6 +17,20 @@ namespace {
 
 std::size_t flat(long long a, long long B, long long b, long long C, long long c) {
   return static_cast<std::size_t>((a * B + b) * C + c);
+}
+
+// Values per rank for an all-to-all of `per_element` values per element, from elements per
+// rank; MPI counts are ints, so a part too large for one message is an error, not an overflow.
+std::vector<int> value_counts(const std::vector<int>& elements, std::size_t per_element) {
+  std::vector<int> counts;
+  for (const int n : elements) {
+    const long long values = static_cast<long long>(n) * static_cast<long long>(per_element);
+    if (values > std::numeric_limits<int>::max())
+      throw dg::Error("parallel output: " + std::to_string(values) + " values for one rank are more than an MPI count " +
+                      "holds; run on more ranks");
+    counts.push_back(static_cast<int>(values));
+  }
+  return counts;
 }
 
 std::string range_text(const std::vector<int>& values) {
@@ -165,8 +180,7 @@ std::vector<double> block_values(const Part& part, std::span<const double> local
       const auto from = local.begin() + static_cast<std::ptrdiff_t>(flat(c, Kl, k, Np, 0));
       send.insert(send.end(), from, from + Np);
     }
-  std::vector<int> counts;
-  for (const int n : part.block_send_counts) counts.push_back(n * static_cast<int>(per_element));
+  const std::vector<int> counts = value_counts(part.block_send_counts, per_element);
   const std::vector<double> arrived = part.comm->all_to_all(std::span<const double>(send), std::span<const int>(counts));
   const int rows = part.block_rows;
   std::vector<double> out(flat(components, rows, 0, Np, 0));
@@ -189,8 +203,7 @@ std::vector<double> local_from_blocks(const Part& part, std::span<const double> 
       const auto from = block.begin() + static_cast<std::ptrdiff_t>(flat(c, rows, row, Np, 0));
       send.insert(send.end(), from, from + Np);
     }
-  std::vector<int> counts;
-  for (const int n : part.block_receive_counts) counts.push_back(n * static_cast<int>(per_element));
+  const std::vector<int> counts = value_counts(part.block_receive_counts, per_element);
   const std::vector<double> arrived = part.comm->all_to_all(std::span<const double>(send), std::span<const int>(counts));
   // They arrive as this rank sent them: in block_send_order.
   const int Kl = static_cast<int>(part.local->element_global.size());

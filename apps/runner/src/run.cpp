@@ -468,10 +468,10 @@ RunSummary run(const RunOptions& options) {
       check_checkpoint_nodes(*options.restart, block, s.part.block_xyz, s.part.block_first);
       solver.set_state(local_from_blocks(s.part, block.values, solver.components(), s.disc.element.Np));
     } else {
-      const output::Solution whole_nodes = output::make_solution(whole);
-      std::vector<double> now = whole_nodes.x;
-      now.insert(now.end(), whole_nodes.y.begin(), whole_nodes.y.end());
-      now.insert(now.end(), whole_nodes.z.begin(), whole_nodes.z.end());
+      // The node coordinates [dim][K][Np] (each Np x K column-major matrix is [K][Np]).
+      std::vector<double> now;
+      const Eigen::MatrixXd* coordinates[3] = {&whole.x, &whole.y, &whole.z};
+      for (int d = 0; d < whole.dim; ++d) now.insert(now.end(), coordinates[d]->data(), coordinates[d]->data() + coordinates[d]->size());
       check_checkpoint_nodes(*options.restart, *restart, now, 0);
       solver.set_state(restart->values);
     }

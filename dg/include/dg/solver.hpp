@@ -62,7 +62,6 @@ enum class HaloTransfer : unsigned char {
   device,        // CUDA with CUDA-aware MPI: straight from and into the device arrays
   pinned_host,   // CUDA: copied through page-locked host buffers
 };
-const char* to_string(HaloTransfer transfer);
 
 struct HaloSetup {
   // mesh::LocalMesh::halo_faces: element (this rank's number), face, neighbour_face and

@@ -818,16 +818,6 @@ double Solver::exchange_seconds() const { return impl_->engine->exchange_seconds
 
 HaloTransfer Solver::halo_transfer() const { return impl_->engine->transfer; }
 
-const char* to_string(HaloTransfer transfer) {
-  switch (transfer) {
-    case HaloTransfer::none: return "none";
-    case HaloTransfer::arrays: return "host arrays";
-    case HaloTransfer::device: return "device memory (CUDA-aware MPI)";
-    case HaloTransfer::pinned_host: return "pinned host memory";
-  }
-  return "?";
-}
-
 void Solver::set_halo_exchange(bool on) { impl_->engine->exchange_on = on; }
 
 void Solver::set_plan(const Plan& plan, StateOnReplan state) {
