@@ -64,10 +64,10 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
       if (one_order.count(name) && N != 4) continue;
       spec.element = &element(shape, N);
       for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
-        for (const int variant : {0, 1, 2, 3, 4, 5}) {
+        for (const int variant : {0, 1, 2, 3, 4, 5, 6}) {
           // The unfused plan in both layouts, the fused stage kernel with its choices, and
-          // (double only) its tensor-core products for both derivatives.
-          if (variant >= 4 && scalar != fluxes::ScalarType::float64) continue;
+          // its tensor-core products for both derivatives (float: two of them).
+          if (variant == 4 && scalar != fluxes::ScalarType::float64) continue;
           if (few_plans && (variant % 2 || scalar != fluxes::ScalarType::float64)) continue;
           spec.scalar = scalar;
           spec.plan = Plan{};
@@ -89,6 +89,12 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
           if (variant == 2 || variant == 5) spec.plan.prefetch = Prefetch::on;
           // 16-row tiles (m16n8k16 and m16n8k4 on sm_90) in one tensor-product plan.
           if (variant == 4) spec.plan.tile_rows = 16;
+          // Directions split (flux derivative), with 16-row tiles at order 4.
+          if (variant == 6) {
+            spec.plan.derivative = Derivative::flux;
+            spec.plan.directions = Directions::split;
+            spec.plan.tile_rows = N == 4 ? 16 : 8;
+          }
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 rtcg::Backend& host() { return rtcg::backend("host"); }
 
 // Unfused in one layout and the fused kernel with either derivative, either kind of products
-// (the host runs tensor products as loops) and prefetching or not: nine variants.
+// (the host runs tensor products as loops) and prefetching or not, and the tensor products of
+// the flux derivative with split directions: eleven variants.
 PlanSpace tiny_space() {
   PlanSpace space;
   space.layouts = {Layout::field_major};
@@ -34,6 +35,7 @@ PlanSpace tiny_space() {
   space.derivatives = {Derivative::flux, Derivative::state};
   space.products = {Products::scalar, Products::tensor};
   space.prefetch = {Prefetch::off, Prefetch::on};
+  space.directions = {Directions::joint, Directions::split};
   space.min_threads = 1;
   return space;
 }
@@ -49,10 +51,10 @@ TEST(PlanTuning, EveryVariantPassesTheCheckAndTheWinnerIsStoredAndReused) {
   rtcg::tune::TuningDb db(scratch_db("store"));
   const PlanChoice tuned = choose_plan(*cavity.solver, rtcg::tune::TuneMode::force, db, 0, tiny_space());
   ASSERT_TRUE(tuned.tuned.has_value());
-  EXPECT_EQ(tuned.tuned->variants.size(), 9u);  // unfused; fused with d(flux), d(state), scalar or tensor, prefetch
+  EXPECT_EQ(tuned.tuned->variants.size(), 11u);  // unfused; fused d(flux), d(state), scalar or tensor, prefetch; split
   for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_TRUE(t.ok()) << t.status << ": " << t.reason;
   EXPECT_EQ(cavity.solver->setup().plan, tuned.plan);  // the solver is left on the winner
-  EXPECT_EQ(tuned.source.rfind("tuned now: 9 variants", 0), 0u) << tuned.source;
+  EXPECT_EQ(tuned.source.rfind("tuned now: 11 variants", 0), 0u) << tuned.source;
 
   // Another process (a new database object on the same file) finds it.
   rtcg::tune::TuningDb again(db.path());
@@ -92,7 +94,7 @@ TEST(PlanTuning, ASpentBudgetStillTimesTheDefaultPlan) {
   EXPECT_EQ(choice.plan, Plan{});
   int budget = 0;
   for (const rtcg::tune::Timing& t : choice.tuned->variants) budget += t.status == "budget";
-  EXPECT_EQ(budget, 8);
+  EXPECT_EQ(budget, 10);  // every variant but the default plan
   EXPECT_NE(choice.source.find("time budget spent"), std::string::npos) << choice.source;
 }
 
@@ -108,7 +110,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off tile_rows=8");
+            "products=scalar prefetch=off tile_rows=8 directions=joint");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -118,6 +120,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("products");
   old_point.erase("prefetch");
   old_point.erase("tile_rows");
+  old_point.erase("directions");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
@@ -128,6 +131,12 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   plan.tile_rows = 16;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  plan.derivative = Derivative::flux;
+  plan.directions = Directions::split;
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  plan.derivative = Derivative::state;
+  plan.directions = Directions::joint;
   plan.tile_rows = 8;
   plan.operators = Operators::global;
   plan.products = Products::tensor;

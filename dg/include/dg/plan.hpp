@@ -50,7 +50,10 @@ enum class Derivative : unsigned char { flux, state };
 //   tensor  the FP64 tensor cores (DMMA, mma.sync m8n8k4, sm_80 and newer): the block's columns
 //           are padded to multiples of 8, each warp computes 8-row tiles of the products from
 //           operator fragments pre-arranged in global memory and the state in shared memory.
-//           Double precision only; the host backend runs the same padded products as loops.
+//           In float the fragments are widened to double as they are loaded (the products are
+//           exact, the sums double) and rounded to float when stored: the FP64 tensor cores
+//           serve float plans too, with half the shared memory. The host backend runs the same
+//           padded products as loops.
 enum class Products : unsigned char { scalar, tensor };
 // When the fused kernel issues its global loads.
 //   off  phase by phase: the state, then (after the volume fluxes) each face's neighbour trace,
@@ -63,6 +66,15 @@ enum class Prefetch : unsigned char { off, on };
 // m16n8k4, sm_90 and newer: two 8-row fragments per instruction at twice the m8n8k4 rate on
 // Hopper, and each column fragment read from shared memory serves 16 rows; the operators' rows
 // are padded to 16 instead of 8). Below sm_90 a 16-row plan runs with 8-row tiles.
+//
+// Tensor products of the flux derivative: how the metric-folded fluxes G_a meet -D_a.
+//   joint  G_r, G_s, G_t of the block's nodes at once: sG holds DIM x Np rows per column, one
+//          product over DIM x Np columns of [-D_r, -D_s, -D_t]
+//   split  one direction at a time: G_a computed into a buffer of about Np rows, multiplied by
+//          -D_a and added to tile accumulators held in registers (DIM passes, LIFT in the
+//          first); a third of sG's shared memory, so more blocks per SM, for DIM - 1 more flux
+//          evaluations per node and 2 (DIM - 1) more barriers
+enum class Directions : unsigned char { joint, split };
 
 struct Plan {
   Layout layout = Layout::field_major;
@@ -84,6 +96,7 @@ struct Plan {
   Products products = Products::scalar;
   Prefetch prefetch = Prefetch::off;
   int tile_rows = 8;  // tensor products only: 8 or 16 (see above)
+  Directions directions = Directions::joint;  // tensor products of the flux derivative only
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -97,6 +110,7 @@ const char* to_string(Operators operators);
 const char* to_string(Derivative derivative);
 const char* to_string(Products products);
 const char* to_string(Prefetch prefetch);
+const char* to_string(Directions directions);
 // Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
@@ -104,14 +118,15 @@ Operators parse_operators(const std::string& text);
 Derivative parse_derivative(const std::string& text);
 Products parse_products(const std::string& text);
 Prefetch parse_prefetch(const std::string& text);
+Directions parse_directions(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
-// products=scalar" (an unfused plan: "fusion=none layout=field_major volume_elements=0
+// products=scalar prefetch=off tile_rows=8 directions=joint" (an unfused plan: "fusion=none layout=field_major volume_elements=0
 // surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
 // word; a fused plan without products= (written before tensor products existed) is scalar,
 // one without prefetch= (written before prefetching existed) does not prefetch, one without
-// tile_rows= has 8-row tiles.
+// tile_rows= has 8-row tiles, one without directions= computes the directions jointly.
 std::string to_text(const Plan& plan);
 Plan plan_from_text(const std::string& text);
 

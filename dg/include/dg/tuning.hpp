@@ -36,11 +36,13 @@ struct PlanSpace {
   std::vector<int> nodes_per_thread{1, 2};
   std::vector<Operators> operators{Operators::global, Operators::shared};
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
-  // Tensor products are tried only in double (they are refused for float).
+  // Tensor products: double, and float through the FP64 tensor cores.
   std::vector<Products> products{Products::scalar, Products::tensor};
   std::vector<Prefetch> prefetch{Prefetch::off, Prefetch::on};
   // Tensor products only; 16 is tried only on devices of compute capability 9.0 and newer.
   std::vector<int> tile_rows{8, 16};
+  // Tensor products of the flux derivative only.
+  std::vector<Directions> directions{Directions::joint, Directions::split};
   int min_threads = 64;
   int max_threads = 512;
 
@@ -52,9 +54,10 @@ struct PlanSpace {
 inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
-// operators, derivative, products, prefetch, tile_rows; enums as their integer values). A point
-// without products (stored before tensor products existed) is a scalar plan, one without
-// prefetch does not prefetch, one without tile_rows has 8-row tiles.
+// operators, derivative, products, prefetch, tile_rows, directions; enums as their integer
+// values). A point without products (stored before tensor products existed) is a scalar plan,
+// one without prefetch does not prefetch, one without tile_rows has 8-row tiles, one without
+// directions computes them jointly.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

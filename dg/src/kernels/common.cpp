@@ -155,7 +155,7 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
 }
 
 void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
-                       const std::function<std::string(int ca)>& target) {
+                       const std::function<std::string(int ca)>& target, int direction) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
   w.line("real F[NCOMP * DIM];");
@@ -163,6 +163,7 @@ void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
   w.line("const real* g = drdx + k * (DIM * DIM);");
   for (int c = 0; c < components; ++c)
     for (int a = 0; a < dim; ++a) {
+      if (direction >= 0 && a != direction) continue;
       std::string sum;
       for (int d = 0; d < dim; ++d)
         sum += (d ? " + " : "") + std::string("g[") + std::to_string(a * dim + d) + "] * F[" +

@@ -75,9 +75,9 @@ inline constexpr const char* halo_arguments = "const real* RTCG_RESTRICT halo, i
 
 // With u[] (and xn[] when the flux reads it) bound at node i of element k: evaluates the flux
 // F and writes the metric-folded G_a = sum_d (dr_a/dx_d) F_d of component c to `target(c * DIM
-// + a)` (a C lvalue), for every c and a.
+// + a)` (a C lvalue), for every c and a, or only for a = `direction` when it is >= 0.
 void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
-                       const std::function<std::string(int ca)>& target);
+                       const std::function<std::string(int ca)>& target, int direction = -1);
 
 std::string join_ints(const std::vector<int>& values);
 

@@ -7,7 +7,8 @@
 // Column col = e * NCOMP + c holds component c of the block's element e; NCOLP columns (NE *
 // NCOMP, padded to a multiple of 8 for tensor products), each LD* reals long:
 //   sq [NCOLP][LDQ]           the elements' state (NP nodes), loaded once, coalesced
-//   sG [NCOLP][LDG]           metric-folded fluxes G_a, row a * NP + j (Derivative::flux only)
+//   sG [NCOLP][LDG]           metric-folded fluxes G_a, row a * NP + j (Derivative::flux only;
+//                             Directions::split: one direction's window at a time, see below)
 //   sF [NCOLP][LDF]           Fscale * n.(F - F*) at the NFN face nodes
 //   sY [NCOLP][LDY]           tensor products: D_a u at row a * NP + i (Derivative::state), or
 //                             -sum_a D_a G_a + LIFT sF at row i (Derivative::flux)
@@ -30,6 +31,12 @@
 // (0 x garbage could be NaN); their leading dimensions are 4 mod 8 so that a fragment load is
 // conflict-free, LDY and LDZ 2 mod 8 for the tile stores. The host backend computes the same
 // padded products with loops.
+//
+// Directions::split (tensor products of the flux derivative): DIM passes, each computing one
+// G_a into sG (about NP rows instead of DIM x NP) and adding -D_a G_a to the output tiles, which
+// every warp holds in registers until the last pass; LIFT sF joins the first pass. The window
+// of direction a starts at the fragment holding k = a NP of [-D_r, -D_s, -D_t], so the operator
+// fragments are those of the joint product; window rows of a neighbouring direction are zero.
 //
 // Threads: TPE = ceil(NP / NPT) per element, NE * TPE per block. Thread l of element e owns
 // the output nodes i = l + r * TPE, r < NPT (inline-parallel slicing: every operator entry
@@ -82,6 +89,12 @@ struct Scratch {
   // memory per block, more blocks per SM.
   int ipw8 = 1, ipw16 = 1;  // with 8-row (m8n8k4) and 16-row (m16n8k4, sm_90) tiles
   bool alias_y = false;
+  // Directions::split: direction a multiplies fragments kt0[a] .. kt1[a] - 1 of [-D_r, -D_s,
+  // -D_t] (k = a Np + j), so sG holds the window k = 4 kt0[a] .. 4 kt1[a] - 1 of one direction
+  // (rows of the neighbouring directions that share its first or last fragment are zero), and
+  // the tiles stay in registers over the passes; sY lies over sF and sG.
+  bool split = false;
+  int kt0[3] = {0, 0, 0}, kt1[3] = {0, 0, 0};
   long long off_f = 0, off_g = 0, off_y = 0, off_z = 0, off_d = 0, off_l = 0, total = 1;
 };
 
@@ -93,9 +106,13 @@ int operand_ld(int rows) {
   if (ld % 8 != 4) ld += 4;
   return ld;
 }
-// An output column length: whole tiles of `tile_rows` rows plus 2, i.e. 2 mod 8 (conflict-free
-// tile stores).
-int output_ld(int rows, int tile_rows) { return round_up(rows, tile_rows) + 2; }
+// An output column length: whole tiles of `tile_rows` rows, then conflict-free tile stores (lane
+// g + 4 t writes row g of column 2 t): doubles 2 mod 8 (a half-warp per 64-bit phase), floats 4
+// mod 16 (the four columns 8 banks apart).
+int output_ld(int rows, int tile_rows, bool single) {
+  const int whole = round_up(rows, tile_rows);
+  return single ? whole + (whole % 16 == 0 ? 4 : 12) : whole + 2;
+}
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
                       const std::vector<std::string>& epilogue);
@@ -168,10 +185,12 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("#endif");
   w.line("// Tile row mt covers operator rows mt * RTDG_TILE_ROWS ..: 8-row fragments 2 mt and 2 mt + 1");
   w.line("// (sm_90) or mt, TK fragments (k) each.");
-  w.line("template <int TK, int TN, int TLDB>");
-  w.line("RTCG_DEVICE void rtdg_products(double (&acc)[TN][RTDG_ACC], const double* RTCG_RESTRICT A, int mt, const double* B, int col0, int lane) {");
-  w.line("  const double* a = A + mt * (RTDG_TILE_ROWS / 8) * (TK * 32) + lane;");
-  w.line("  const double* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
+  w.line("// TKS: fragments per 8-row fragment row of A (more than TK when the product uses a window of");
+  w.line("// A's k: A then points at the window's first fragment).");
+  w.line("template <int TK, int TN, int TLDB, int TKS = TK>");
+  w.line("RTCG_DEVICE void rtdg_products(double (&acc)[TN][RTDG_ACC], const real* RTCG_RESTRICT A, int mt, const real* B, int col0, int lane) {");
+  w.line("  const real* a = A + mt * (RTDG_TILE_ROWS / 8) * (TKS * 32) + lane;");
+  w.line("  const real* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
   w.line("#if RTDG_TILE_ROWS == 16");
   w.line("  // k in steps of 16 (m16n8k16: a quarter of the dependent steps of m16n8k4, so a warp's few");
   w.line("  // accumulator chains wait less), the rest in steps of 4.");
@@ -181,17 +200,17 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("#pragma unroll");
   w.line("    for (int j = 0; j < 4; ++j) {");
   w.line("      a16[2 * j] = __ldg(a + (4 * k16 + j) * 32);");
-  w.line("      a16[2 * j + 1] = __ldg(a + (TK + 4 * k16 + j) * 32);");
+  w.line("      a16[2 * j + 1] = __ldg(a + (TKS + 4 * k16 + j) * 32);");
   w.line("    }");
   w.line("#pragma unroll");
   w.line("    for (int nb = 0; nb < TN; ++nb) {");
-  w.line("      const double* bn = b + nb * 8 * TLDB + k16 * 16;");
+  w.line("      const real* bn = b + nb * 8 * TLDB + k16 * 16;");
   w.line("      rtdg_dmma16(acc[nb], a16, bn[0], bn[4], bn[8], bn[12]);");
   w.line("    }");
   w.line("  }");
   w.line("#pragma unroll");
   w.line("  for (int kt = TK / 4 * 4; kt < TK; ++kt) {");
-  w.line("    const double a0 = __ldg(a + kt * 32), a1 = __ldg(a + (TK + kt) * 32);");
+  w.line("    const double a0 = __ldg(a + kt * 32), a1 = __ldg(a + (TKS + kt) * 32);");
   w.line("#pragma unroll");
   w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb], a0, a1, b[nb * 8 * TLDB + kt * 4]);");
   w.line("  }");
@@ -205,16 +224,16 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("#endif");
   w.line("}");
   w.line("template <int TN, int TLDY>");
-  w.line("RTCG_DEVICE void rtdg_store_tiles(const double (&acc)[TN][RTDG_ACC], double* Y, int mt, int col0, int lane) {");
+  w.line("RTCG_DEVICE void rtdg_store_tiles(const double (&acc)[TN][RTDG_ACC], real* Y, int mt, int col0, int lane) {");
   w.line("  const int row = mt * RTDG_TILE_ROWS + (lane >> 2);");
   w.line("  const int col = col0 + 2 * (lane & 3);");
   w.line("#pragma unroll");
   w.line("  for (int nb = 0; nb < TN; ++nb) {");
-  w.line("    Y[(col + nb * 8) * TLDY + row] = acc[nb][0];");
-  w.line("    Y[(col + nb * 8 + 1) * TLDY + row] = acc[nb][1];");
+  w.line("    Y[(col + nb * 8) * TLDY + row] = real(acc[nb][0]);");
+  w.line("    Y[(col + nb * 8 + 1) * TLDY + row] = real(acc[nb][1]);");
   w.line("#if RTDG_TILE_ROWS == 16");
-  w.line("    Y[(col + nb * 8) * TLDY + row + 8] = acc[nb][2];");
-  w.line("    Y[(col + nb * 8 + 1) * TLDY + row + 8] = acc[nb][3];");
+  w.line("    Y[(col + nb * 8) * TLDY + row + 8] = real(acc[nb][2]);");
+  w.line("    Y[(col + nb * 8 + 1) * TLDY + row + 8] = real(acc[nb][3]);");
   w.line("#endif");
   w.line("  }");
   w.line("}");
@@ -223,17 +242,28 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("// same with A2, B2 when TK2 > 0; A, A2 in fragment order. A column is written once it is");
   w.line("// computed, columns in order: Y may lie over B when TLDY <= TLDB (the CUDA alias_y).");
   w.line("template <int TM, int TK, int TLDB, int TK2, int TLDB2, int TLDY>");
-  w.line("static inline void rtdg_host_products(const double* A, const double* B, const double* A2, const double* B2, double* Y) {");
+  w.line("static inline void rtdg_host_products(const real* A, const real* B, const real* A2, const real* B2, real* Y) {");
   w.line("  for (int col = 0; col < NCOLP; ++col) {");
   w.line("    double column[TM * 8];");
   w.line("    for (int row = 0; row < TM * 8; ++row) {");
   w.line("      double sum = 0;");
-  w.line("      for (int k = 0; k < TK * 4; ++k) sum += A[((row / 8) * TK + k / 4) * 32 + 4 * (row % 8) + k % 4] * B[col * TLDB + k];");
-  w.line("      for (int k = 0; k < TK2 * 4; ++k) sum += A2[((row / 8) * TK2 + k / 4) * 32 + 4 * (row % 8) + k % 4] * B2[col * TLDB2 + k];");
+  w.line("      for (int k = 0; k < TK * 4; ++k) sum += double(A[((row / 8) * TK + k / 4) * 32 + 4 * (row % 8) + k % 4]) * double(B[col * TLDB + k]);");
+  w.line("      for (int k = 0; k < TK2 * 4; ++k) sum += double(A2[((row / 8) * TK2 + k / 4) * 32 + 4 * (row % 8) + k % 4]) * double(B2[col * TLDB2 + k]);");
   w.line("      column[row] = sum;");
   w.line("    }");
-  w.line("    for (int row = 0; row < TM * 8; ++row) Y[col * TLDY + row] = column[row];");
+  w.line("    for (int row = 0; row < TM * 8; ++row) Y[col * TLDY + row] = real(column[row]);");
   w.line("  }");
+  w.line("}");
+  w.line("// acc[col * TM * 8 + row] += sum_k A(row, k) B[col * TLDB + k] over TM * 8 rows and TK * 4 k, A in");
+  w.line("// fragment order with TKS fragments per fragment row (A points at the first one used).");
+  w.line("template <int TM, int TK, int TKS, int TLDB>");
+  w.line("static inline void rtdg_host_accumulate(const real* A, const real* B, double* acc) {");
+  w.line("  for (int col = 0; col < NCOLP; ++col)");
+  w.line("    for (int row = 0; row < TM * 8; ++row) {");
+  w.line("      double sum = 0;");
+  w.line("      for (int k = 0; k < TK * 4; ++k) sum += double(A[((row / 8) * TKS + k / 4) * 32 + 4 * (row % 8) + k % 4]) * double(B[col * TLDB + k]);");
+  w.line("      acc[col * TM * 8 + row] += sum;");
+  w.line("    }");
   w.line("}");
   w.line("#endif");
   w.line("}  // extern \"C++\"");
@@ -314,6 +344,82 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
   } else {
     w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktv) + ", LDG, " + str(ktl) + ", LDF, LDY>(AV, sG, AL, sF, sY);");
   }
+  w.line("#endif");
+  w.line("RTDG_SYNC();");
+}
+
+// Directions::split (flux derivative, sF filled, after a sync): for a = 0 .. DIM - 1, G_a of
+// every node into sG's window of direction a, then the tiles += -D_a G_a (+ LIFT sF when a =
+// 0) in registers; finally the tiles into sY (over sF and sG).
+void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc) {
+  const Element& element = *spec.element;
+  const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  const int mtl = (Np + 7) / 8, ktl = (Nfn + 3) / 4, ktv = (dim * Np + 3) / 4;
+  const std::string nb = str(sc.nb), ng = str(sc.ng), mtl_rows = str(mtl * 8);
+  const std::string items = "RTDG_ROW_TILES(" + str(Np) + ") * " + ng;
+  w.line("// Directions split: per direction a, G_a into sG at row k - 4 KT0 (k = a NP + j, the column");
+  w.line("// index of [-D_r, -D_s, -D_t]; window rows of the other directions zero), then the tiles +=");
+  w.line("// -D_a G_a over fragments KT0 .. KT1 - 1 (+ LIFT sF in the first pass), held in registers.");
+  w.line("#if RTCG_CUDA");
+  w.line("const int lane = tid & 31;");
+  w.line("double acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
+  w.line("#else");
+  w.line("double hacc[NCOLP * " + mtl_rows + "] = {};");
+  w.line("#endif");
+  for (int a = 0; a < dim; ++a) {
+    const int kt0 = sc.kt0[a], window = 4 * (sc.kt1[a] - sc.kt0[a]), shift = 4 * kt0 - a * Np;
+    const std::string kt = str(sc.kt1[a] - sc.kt0[a]);
+    {
+      auto rows = w.block("RTDG_SLOTS(s, NE * " + str(window) + ")");
+      w.line("const int e = s / " + str(window) + ";");
+      w.line("const int r = s % " + str(window) + ";");
+      w.line("const int k = k0 + e;");
+      w.line("if (k >= ke) continue;");
+      w.line("const int i = r + (" + str(shift) + ");");
+      {
+        auto outside = w.block("if (i < 0 || i >= NP)");
+        w.line("for (int c = 0; c < NCOMP; ++c) sG[(e * NCOMP + c) * LDG + r] = real(0);");
+        w.line("continue;");
+      }
+      w.line("real u[NCOMP];");
+      for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + i];");
+      if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
+      write_folded_flux(
+          w, spec, pieces, [dim](int ca) { return "sG[(e * NCOMP + " + std::to_string(ca / dim) + ") * LDG + r]"; }, a);
+    }
+    w.line("RTDG_SYNC();");
+    w.line("#if RTCG_CUDA");
+    w.line("#pragma unroll");
+    {
+      auto loop = w.block("for (int j = 0; j < RTDG_IPW; ++j)");
+      w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
+      w.line("if (item >= " + items + ") continue;");
+      w.line("const int mt = item / " + ng + ";");
+      w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+      w.line("rtdg_products<" + kt + ", " + nb + ", LDG, " + str(ktv) + ">(acc[j], AV + " + str(kt0 * 32) +
+             ", mt, sG, col0, lane);");
+      if (a == 0) w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
+    }
+    w.line("#else");
+    w.line("rtdg_host_accumulate<" + str(mtl) + ", " + kt + ", " + str(ktv) + ", LDG>(AV + " + str(kt0 * 32) +
+           ", sG, hacc);");
+    if (a == 0) w.line("rtdg_host_accumulate<" + str(mtl) + ", " + str(ktl) + ", " + str(ktl) + ", LDF>(AL, sF, hacc);");
+    w.line("#endif");
+    w.line("RTDG_SYNC();");
+  }
+  w.line("#if RTCG_CUDA");
+  w.line("#pragma unroll");
+  {
+    auto loop = w.block("for (int j = 0; j < RTDG_IPW; ++j)");
+    w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
+    w.line("if (item >= " + items + ") continue;");
+    w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, item / " + ng + ", (item % " + ng + ") * " + str(sc.nb * 8) +
+           ", lane);");
+  }
+  w.line("#else");
+  w.line("for (int col = 0; col < NCOLP; ++col) for (int row = 0; row < " + mtl_rows + "; ++row) sY[col * LDY + row] = real(hacc[col * " +
+         mtl_rows + " + row]);");
   w.line("#endif");
   w.line("RTDG_SYNC();");
 }
@@ -438,7 +544,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   }
   w.line("RTDG_SYNC();");
 
-  if (!by_state) {
+  if (!by_state && !sc.split) {
     w.line("// G_a = sum_d (dr_a/dx_d) F_d(u) at every node of the block.");
     auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
     w.line("const int e = s / NP;");
@@ -470,10 +576,12 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     for (int c = 0; c < components; ++c)
       w.line("sF[(e * NCOMP + " + str(c) + ") * LDF + m] = fg[DIM] * dF[" + str(c) + "];");
   }
-  w.line("RTDG_SYNC();");
+  // Split directions: the first G pass writes only sG, and its barrier also covers sF.
+  if (!sc.split) w.line("RTDG_SYNC();");
 
   if (tensor) {
-    write_tensor_products(w, spec, sc);
+    if (sc.split) write_split_products(w, spec, pieces, sc);
+    else write_tensor_products(w, spec, sc);
     auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
     w.line("const int e = s / NP;");
     w.line("const int i = s % NP;");
@@ -564,9 +672,8 @@ Scratch scratch_of(const KernelSpec& spec) {
     throw Error("the plan's tile_rows must be 8 or 16, got " + std::to_string(plan.tile_rows));
   if (plan.tile_rows != 8 && !tensor)
     throw Error("the plan does not fit: 16-row tiles are for tensor-core products (products = tensor)");
+  const bool single = spec.scalar == fluxes::ScalarType::float32;
   if (tensor) {
-    if (spec.scalar != fluxes::ScalarType::float64)
-      throw Error("the plan does not fit: tensor-core products (DMMA) are double precision only");
     if (plan.nodes_per_thread != 1 || plan.operators != Operators::global)
       throw Error("the plan does not fit: tensor-core products read the operators' fragments from global memory, one "
                   "thread per node (nodes_per_thread = 1, operators = global)");
@@ -583,9 +690,22 @@ Scratch scratch_of(const KernelSpec& spec) {
   sc.ldq = tensor ? operand_ld(Np) : Np;
   sc.ldf = tensor ? operand_ld(Nfn) : Nfn;
   sc.ldg = tensor ? operand_ld(dim * Np) : dim * Np;
+  sc.split = plan.directions == Directions::split;
+  if (sc.split) {
+    if (!tensor || by_state)
+      throw Error("the plan does not fit: directions = split is for tensor-core products of the flux derivative "
+                  "(products = tensor, derivative = flux)");
+    int window = 0;
+    for (int a = 0; a < dim; ++a) {
+      sc.kt0[a] = a * Np / 4;
+      sc.kt1[a] = ((a + 1) * Np + 3) / 4;
+      window = std::max(window, 4 * (sc.kt1[a] - sc.kt0[a]));
+    }
+    sc.ldg = operand_ld(window);
+  }
   if (tensor) {
-    sc.ldy = output_ld(by_state ? dim * Np : Np, plan.tile_rows);
-    sc.ldz = by_state ? output_ld(Np, plan.tile_rows) : 0;
+    sc.ldy = output_ld(by_state ? dim * Np : Np, plan.tile_rows, single);
+    sc.ldz = by_state ? output_ld(Np, plan.tile_rows, single) : 0;
     // Column tiles per warp item: the largest of 4, 3, 2, 1 dividing the tile count, so every
     // item is full; each item reuses an operator fragment NB times.
     const int tiles = sc.ncolp / 8;
@@ -600,8 +720,12 @@ Scratch scratch_of(const KernelSpec& spec) {
       sc.ipw8 = ((Np + 7) / 8 * sc.ng + warps - 1) / warps;
       sc.ipw16 = ((Np + 15) / 16 * sc.ng + warps - 1) / warps;
       // Registers for the held tiles: 2 (8-row) or 4 (16-row) doubles per column tile and item.
-      sc.alias_y = sc.ipw8 * sc.nb * 2 <= 24 && (plan.tile_rows == 8 || sc.ipw16 * sc.nb * 4 <= 24) &&
-                   output_ld(Np, plan.tile_rows) <= sc.ldg;
+      const bool held = sc.ipw8 * sc.nb * 2 <= 24 && (plan.tile_rows == 8 || sc.ipw16 * sc.nb * 4 <= 24);
+      if (sc.split && !held)
+        throw Error("the plan does not fit: directions = split holds each warp's output tiles in registers, and " +
+                    std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.threads / 32) +
+                    " warps would need more than 24 accumulators per thread; use fewer elements per block");
+      sc.alias_y = !sc.split && held && output_ld(Np, plan.tile_rows, single) <= sc.ldg;
     }
   }
   const long long cols = sc.ncolp;
@@ -615,8 +739,13 @@ Scratch scratch_of(const KernelSpec& spec) {
   sc.off_z = sc.off_g + g_size;
   sc.off_d = sc.off_z + z_size;
   sc.off_l = sc.off_d + d_size;
-  sc.off_y = sc.alias_y ? sc.off_g : sc.off_l + l_size;
-  sc.total = std::max(1LL, sc.alias_y ? sc.off_l + l_size : sc.off_y + y_size);
+  if (sc.split) {
+    sc.off_y = sc.off_f;  // over sF and sG, once every warp has read them
+    sc.total = std::max(sc.off_l + l_size, sc.off_y + y_size);
+  } else {
+    sc.off_y = sc.alias_y ? sc.off_g : sc.off_l + l_size;
+    sc.total = std::max(1LL, sc.alias_y ? sc.off_l + l_size : sc.off_y + y_size);
+  }
   return sc;
 }
 

@@ -35,6 +35,7 @@ constexpr std::array operator_places{std::pair{Operators::global, "global"}, std
 constexpr std::array derivatives{std::pair{Derivative::flux, "flux"}, std::pair{Derivative::state, "state"}};
 constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::pair{Products::tensor, "tensor"}};
 constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{Prefetch::on, "on"}};
+constexpr std::array direction_kinds{std::pair{Directions::joint, "joint"}, std::pair{Directions::split, "split"}};
 
 }  // namespace
 
@@ -44,12 +45,14 @@ const char* to_string(Operators operators) { return name_of(operators, operator_
 const char* to_string(Derivative derivative) { return name_of(derivative, derivatives); }
 const char* to_string(Products products) { return name_of(products, product_kinds); }
 const char* to_string(Prefetch prefetch) { return name_of(prefetch, prefetch_kinds); }
+const char* to_string(Directions directions) { return name_of(directions, direction_kinds); }
 Layout parse_layout(const std::string& text) { return parse_name(text, layouts, "memory layout"); }
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
 Derivative parse_derivative(const std::string& text) { return parse_name(text, derivatives, "derivative"); }
 Products parse_products(const std::string& text) { return parse_name(text, product_kinds, "products"); }
 Prefetch parse_prefetch(const std::string& text) { return parse_name(text, prefetch_kinds, "prefetch"); }
+Directions parse_directions(const std::string& text) { return parse_name(text, direction_kinds, "directions"); }
 
 std::string to_text(const Plan& plan) {
   std::ostringstream text;
@@ -58,7 +61,7 @@ std::string to_text(const Plan& plan) {
     text << " elements=" << plan.stage_elements_per_block << " nodes_per_thread=" << plan.nodes_per_thread
          << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
          << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch)
-         << " tile_rows=" << plan.tile_rows;
+         << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -109,6 +112,7 @@ Plan plan_from_text(const std::string& text) {
       if (plan.tile_rows != 8 && plan.tile_rows != 16)
         throw Error("plan '" + text + "': tile_rows=" + std::to_string(plan.tile_rows) + " is not 8 or 16");
     }
+    if (words.count("directions")) plan.directions = parse_directions(take("directions"));
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -132,7 +136,7 @@ std::string Plan::describe() const {
            " elements/block, " + std::to_string(nodes_per_thread) + " nodes/thread, operators " + to_string(operators) +
            ", derivative of the " + to_string(derivative) + (products == Products::tensor ? ", tensor cores" : "") +
            (tile_rows != 8 ? ", " + std::to_string(tile_rows) + "-row tiles" : std::string()) +
-           (prefetch == Prefetch::on ? ", prefetch" : "");
+           (directions == Directions::split ? ", directions split" : "") + (prefetch == Prefetch::on ? ", prefetch" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

@@ -80,6 +80,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.products = {Products::scalar};
     space.prefetch = {Prefetch::off};
     space.tile_rows = {8};
+    space.directions = {Directions::joint};
     space.min_threads = 1;
   }
   return space;
@@ -95,7 +96,8 @@ Point point_of(const Plan& plan) {
                {"derivative", fused ? static_cast<std::int64_t>(plan.derivative) : 0},
                {"products", fused ? static_cast<std::int64_t>(plan.products) : 0},
                {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0},
-               {"tile_rows", fused ? plan.tile_rows : 8}};
+               {"tile_rows", fused ? plan.tile_rows : 8},
+               {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -118,6 +120,8 @@ Plan plan_of(const Point& point) {
     plan.prefetch = prefetch != point.end() && prefetch->second ? Prefetch::on : Prefetch::off;
     const auto tile_rows = point.find("tile_rows");
     plan.tile_rows = tile_rows != point.end() ? static_cast<int>(tile_rows->second) : 8;
+    const auto directions = point.find("directions");
+    plan.directions = directions != point.end() && directions->second ? Directions::split : Directions::joint;
   }
   return plan;
 }
@@ -141,7 +145,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (derivative.empty()) derivative.push_back(0);
   std::vector<std::int64_t> npt = ints(space.nodes_per_thread);
   std::vector<std::int64_t> operators = ints(space.operators);
-  std::vector<std::int64_t> products = is_single(solver) ? std::vector<std::int64_t>{0} : ints(space.products);
+  std::vector<std::int64_t> products = ints(space.products);
   if (std::find(products.begin(), products.end(), 0) == products.end()) products.insert(products.begin(), 0);
   std::vector<std::int64_t> prefetch = ints(space.prefetch);
   if (std::find(prefetch.begin(), prefetch.end(), 0) == prefetch.end()) prefetch.insert(prefetch.begin(), 0);
@@ -150,6 +154,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   const bool m16 = solver.backend().kind() == rtcg::BackendKind::cuda && device.compute_capability_major >= 9;
   std::vector<std::int64_t> tile_rows{8};
   if (m16 && std::find(space.tile_rows.begin(), space.tile_rows.end(), 16) != space.tile_rows.end()) tile_rows.push_back(16);
+  std::vector<std::int64_t> directions = ints(space.directions);
+  if (std::find(directions.begin(), directions.end(), 0) == directions.end()) directions.insert(directions.begin(), 0);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -163,7 +169,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("derivative", derivative)
       .parameter("products", products)
       .parameter("prefetch", prefetch)
-      .parameter("tile_rows", tile_rows);
+      .parameter("tile_rows", tile_rows)
+      .parameter("directions", directions);
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
@@ -172,6 +179,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
     return p.at("products") == 0 || (p.at("nodes_per_thread") == 1 && p.at("operators") == 0);
   });
   out.constraint("16-row tiles: tensor products only", [](const Point& p) { return p.at("products") == 1 || p.at("tile_rows") == 8; });
+  out.constraint("directions split: tensor products of the flux derivative only",
+                 [](const Point& p) { return p.at("directions") == 0 || (p.at("products") == 1 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
   out.constraint("fused: " + std::to_string(min_threads) + " <= threads per block <= " + std::to_string(max_threads) +
                      ", nodes per thread <= Np",
