@@ -274,6 +274,38 @@ TEST(SolverPlans, OversizedPlansAreRefused) {
   }
 }
 
+// Split directions keep every warp's tiles in registers: a block with too many tiles per warp
+// is refused, and so is split with scalar products or the state derivative.
+TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
+  Cavity a("maxwell3d", 1, 1, host());
+  // Order 1, 15 elements: 96 columns in 3 groups of 4 tiles for 2 warps; 16-row tiles would
+  // hold 2 items x 4 tiles x 4 accumulators.
+  Plan plan = fused(Layout::field_major, 15, 1, Operators::global, Derivative::flux, Products::tensor);
+  plan.directions = Directions::split;
+  plan.tile_rows = 16;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("more than 24 accumulators per thread"), std::string::npos) << error.what();
+  }
+  plan.tile_rows = 8;
+  EXPECT_NO_THROW(a.solver->set_plan(plan));
+  for (const Plan& other : {fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux),
+                            fused(Layout::field_major, 2, 1, Operators::global, Derivative::state, Products::tensor)}) {
+    Plan split = other;
+    split.directions = Directions::split;
+    try {
+      a.solver->set_plan(split);
+      FAIL() << "no error for " << split.describe();
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("directions = split is for tensor-core products of the flux derivative"),
+                std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 // derivative = state is right only for a linear flux; the generator refuses it otherwise.
 TEST(SolverPlans, StateDerivativeNeedsALinearFlux) {
   const std::filesystem::path file = std::filesystem::path(::testing::TempDir()) / "burgers2d.toml";
