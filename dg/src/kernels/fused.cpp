@@ -270,6 +270,19 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line();
 }
 
+// CUDA: the loop over this warp's items whose tiles it holds in registers (acc[j], RTDG_IPW of
+// them), with the item's tile row mt and first column col0 bound for `body`.
+void write_held_items(rtcg::SourceWriter& w, const Scratch& sc, const std::string& items,
+                      const std::function<void()>& body) {
+  w.line("#pragma unroll");
+  auto loop = w.block("for (int j = 0; j < RTDG_IPW; ++j)");
+  w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
+  w.line("if (item >= " + items + ") continue;");
+  w.line("const int mt = item / " + str(sc.ng) + ";");
+  w.line("const int col0 = (item % " + str(sc.ng) + ") * " + str(sc.nb * 8) + ";");
+  body();
+}
+
 // The tensor products of a block (scratch filled, after a sync): sY (and sZ) for every column.
 void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
   const Element& element = *spec.element;
@@ -307,27 +320,14 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
     } else if (sc.alias_y) {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF, sY over sG: every warp's tiles stay in registers");
       w.line("// until all warps have read sG and sF.");
-      const std::string items = tiles_l + " * " + ng, ipw = "RTDG_IPW";
-      w.line("double acc[" + ipw + "][" + nb + "][RTDG_ACC] = {};");
-      w.line("#pragma unroll");
-      {
-        auto loop = w.block("for (int j = 0; j < " + ipw + "; ++j)");
-        w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
-        w.line("if (item >= " + items + ") continue;");
-        w.line("const int mt = item / " + ng + ";");
-        w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+      const std::string items = tiles_l + " * " + ng;
+      w.line("double acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
+      write_held_items(w, sc, items, [&] {
         w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc[j], AV, mt, sG, col0, lane);");
         w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
-      }
+      });
       w.line("__syncthreads();");
-      w.line("#pragma unroll");
-      {
-        auto loop = w.block("for (int j = 0; j < " + ipw + "; ++j)");
-        w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
-        w.line("if (item >= " + items + ") continue;");
-        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, item / " + ng + ", (item % " + ng + ") * " + str(sc.nb * 8) +
-               ", lane);");
-      }
+      write_held_items(w, sc, items, [&] { w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, mt, col0, lane);"); });
     } else {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF.");
       item(tiles_l, [&] {
@@ -390,17 +390,11 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     }
     w.line("RTDG_SYNC();");
     w.line("#if RTCG_CUDA");
-    w.line("#pragma unroll");
-    {
-      auto loop = w.block("for (int j = 0; j < RTDG_IPW; ++j)");
-      w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
-      w.line("if (item >= " + items + ") continue;");
-      w.line("const int mt = item / " + ng + ";");
-      w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+    write_held_items(w, sc, items, [&] {
       w.line("rtdg_products<" + kt + ", " + nb + ", LDG, " + str(ktv) + ">(acc[j], AV + " + str(kt0 * 32) +
              ", mt, sG, col0, lane);");
       if (a == 0) w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
-    }
+    });
     w.line("#else");
     w.line("rtdg_host_accumulate<" + str(mtl) + ", " + kt + ", " + str(ktv) + ", LDG>(AV + " + str(kt0 * 32) +
            ", sG, hacc);");
@@ -409,14 +403,7 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("RTDG_SYNC();");
   }
   w.line("#if RTCG_CUDA");
-  w.line("#pragma unroll");
-  {
-    auto loop = w.block("for (int j = 0; j < RTDG_IPW; ++j)");
-    w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
-    w.line("if (item >= " + items + ") continue;");
-    w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, item / " + ng + ", (item % " + ng + ") * " + str(sc.nb * 8) +
-           ", lane);");
-  }
+  write_held_items(w, sc, items, [&] { w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, mt, col0, lane);"); });
   w.line("#else");
   w.line("for (int col = 0; col < NCOLP; ++col) for (int row = 0; row < " + mtl_rows + "; ++row) sY[col * LDY + row] = real(hacc[col * " +
          mtl_rows + " + row]);");
