@@ -28,12 +28,12 @@ void write_partitions(hid_t file, const std::vector<Partition>& partitions, int 
     }
   }
   const h5::Handle group(H5Gcreate2(file, kGroup, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-  if (!group.valid()) fail(source, "cannot create group '/" + std::string(kGroup) + "' (HDF5: " + h5::last_error() + ")");
+  if (!group.valid()) h5::fail_h5(source, "cannot create group '/" + std::string(kGroup) + "'");
   for (const Partition& partition : partitions) {
     const std::string path = dataset_path(partition.parts);
     h5::write_array(file, path, {partition.element_part.size()}, partition.element_part, source);
     const h5::Handle dataset(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose);
-    if (!dataset.valid()) fail(source, "cannot reopen dataset '/" + path + "' (HDF5: " + h5::last_error() + ")");
+    if (!dataset.valid()) h5::fail_h5(source, "cannot reopen dataset '/" + path + "'");
     h5::write_attribute(dataset.get(), "parts", partition.parts, source);
     h5::write_attribute(dataset.get(), "method", partition.method, source);
     h5::write_attribute(dataset.get(), "seed", partition.seed, source);
@@ -52,11 +52,11 @@ std::vector<Partition> read_partitions(hid_t file, const std::string& source) {
   const h5::Handle group(H5Gopen2(file, kGroup, H5P_DEFAULT), H5Gclose);
   H5G_info_t info{};
   if (!group.valid() || H5Gget_info(group.get(), &info) < 0) {
-    fail(source, "'/" + std::string(kGroup) + "' is not a group (HDF5: " + h5::last_error() + ")");
+    h5::fail_h5(source, "'/" + std::string(kGroup) + "' is not a group");
   }
   for (hsize_t i = 0; i < info.nlinks; ++i) {
     const ssize_t length = H5Lget_name_by_idx(group.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, nullptr, 0, H5P_DEFAULT);
-    if (length <= 0) fail(source, "cannot list '/" + std::string(kGroup) + "' (HDF5: " + h5::last_error() + ")");
+    if (length <= 0) h5::fail_h5(source, "cannot list '/" + std::string(kGroup) + "'");
     std::string name(static_cast<std::size_t>(length) + 1, '\0');
     H5Lget_name_by_idx(group.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i, name.data(), name.size(), H5P_DEFAULT);
     name.resize(static_cast<std::size_t>(length));

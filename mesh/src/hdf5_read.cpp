@@ -104,7 +104,7 @@ h5::Handle open_mesh_file(const std::filesystem::path& file, const std::string& 
   if (!std::filesystem::is_regular_file(file, error)) fail(source, "no such file");
   if (H5Fis_hdf5(file.c_str()) <= 0) fail(source, "not an HDF5 file");
   h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!handle.valid()) fail(source, "cannot open (HDF5: " + h5::last_error() + ")");
+  if (!handle.valid()) h5::fail_h5(source, "cannot open");
   return handle;
 }
 

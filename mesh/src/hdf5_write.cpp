@@ -94,11 +94,11 @@ void write_hdf5(const Mesh& mesh, const std::filesystem::path& file, const Prove
   detail::publish_atomically(file, ".h5", [&](const std::filesystem::path& temporary) {
     detail::h5::Handle handle(H5Fcreate(temporary.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
     if (!handle.valid()) {
-      detail::fail(source, "cannot create " + temporary.string() + " (HDF5: " + detail::h5::last_error() + ")");
+      detail::h5::fail_h5(source, "cannot create " + temporary.string());
     }
     write_contents(mesh, handle.get(), provenance, source);
     detail::write_partitions(handle.get(), partitions, mesh.num_elements(), source);
-    if (!handle.close()) detail::fail(source, "cannot finish the file (HDF5: " + detail::h5::last_error() + ")");
+    if (!handle.close()) detail::h5::fail_h5(source, "cannot finish the file");
   });
 }
 

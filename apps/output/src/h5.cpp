@@ -3,27 +3,10 @@
 #include "support.hpp"
 
 namespace rtdg::output::detail::h5 {
+using rtdg::h5::shape_text;
+using rtdg::h5::string_type;
+
 namespace {
-
-herr_t keep_innermost(unsigned position, const H5E_error2_t* error, void* data) {
-  // H5E_WALK_DOWNWARD visits the innermost (most specific) error first.
-  auto* text = static_cast<std::string*>(data);
-  if (position == 0 && error->desc != nullptr) *text = error->desc;
-  return 0;
-}
-
-Handle string_type(std::size_t size) {
-  Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.get(), size);
-  H5Tset_cset(type.get(), H5T_CSET_UTF8);
-  return type;
-}
-
-std::string shape_text(const std::vector<hsize_t>& dims) {
-  std::string text;
-  for (hsize_t d : dims) text += "[" + std::to_string(d) + "]";
-  return text.empty() ? "scalar" : text;
-}
 
 void write_scalar_attribute(hid_t location, const std::string& name, hid_t file_type, hid_t memory_type,
                             const void* value, const std::string& source) {
@@ -48,23 +31,7 @@ H5T_class_t attribute_class(const Handle& attribute) {
 
 }  // namespace
 
-QuietErrors::QuietErrors() {
-  H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-}
-
-QuietErrors::~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
-
-std::string last_error() {
-  std::string text;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_innermost, &text);
-  return text;
-}
-
-void fail_h5(const std::string& source, const std::string& what) {
-  const std::string detail = last_error();
-  fail(source, what + (detail.empty() ? "" : " (HDF5: " + detail + ")"));
-}
+void fail_h5(const std::string& source, const std::string& what) { fail(source, rtdg::h5::with_last_error(what)); }
 
 Handle create_group(hid_t location, const std::string& name, const std::string& source) {
   Handle group(H5Gcreate2(location, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);

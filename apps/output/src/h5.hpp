@@ -1,8 +1,9 @@
-// Thin RAII and typed helpers over the HDF5 C API (private to the output module). Every
-// failure becomes output::Error("<source>: ...") with HDF5's innermost message appended.
+// The solution file's HDF5 reading and writing helpers (private to the output module), over the
+// shared pieces of core/h5. Every failure becomes output::Error("<source>: ...") with HDF5's
+// innermost message appended.
 #pragma once
 
-#include <hdf5.h>
+#include <h5/h5.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -11,59 +12,11 @@
 
 namespace rtdg::output::detail::h5 {
 
-// Owns an HDF5 identifier and closes it with the matching H5?close.
-class Handle {
-public:
-  using Closer = herr_t (*)(hid_t);
-  Handle() = default;
-  Handle(hid_t id, Closer closer) : id_(id), close_(closer) {}
-  ~Handle() { reset(); }
-  Handle(Handle&& other) noexcept : id_(other.id_), close_(other.close_) { other.id_ = -1; }
-  Handle& operator=(Handle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      id_ = other.id_;
-      close_ = other.close_;
-      other.id_ = -1;
-    }
-    return *this;
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
+// The shared pieces (core/h5): the handle, error silencing and HDF5's error text.
+using rtdg::h5::Handle;
+using rtdg::h5::last_error;
+using rtdg::h5::QuietErrors;
 
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-  // Closes now and reports whether HDF5 accepted it.
-  bool close() {
-    const bool ok = id_ < 0 || close_(id_) >= 0;
-    id_ = -1;
-    return ok;
-  }
-
-private:
-  void reset() {
-    if (id_ >= 0) close_(id_);
-    id_ = -1;
-  }
-  hid_t id_ = -1;
-  Closer close_ = nullptr;
-};
-
-// While alive, HDF5 does not print its error stack (we report errors ourselves).
-class QuietErrors {
-public:
-  QuietErrors();
-  ~QuietErrors();
-  QuietErrors(const QuietErrors&) = delete;
-  QuietErrors& operator=(const QuietErrors&) = delete;
-
-private:
-  H5E_auto2_t function_ = nullptr;
-  void* data_ = nullptr;
-};
-
-// The innermost message on HDF5's error stack ("" when empty).
-std::string last_error();
 // Throws Error("<source>: <what> (HDF5: <last_error>)").
 [[noreturn]] void fail_h5(const std::string& source, const std::string& what);
 
