@@ -100,11 +100,9 @@ Mesh read_contents(hid_t file, const std::string& source) {
 }
 
 h5::Handle open_mesh_file(const std::filesystem::path& file, const std::string& source) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) fail(source, "no such file");
-  if (H5Fis_hdf5(file.c_str()) <= 0) fail(source, "not an HDF5 file");
-  h5::Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!handle.valid()) h5::fail_h5(source, "cannot open");
+  std::string problem;
+  h5::Handle handle = rtdg::h5::open_read_only(file, problem);
+  if (!handle.valid()) fail(source, problem);
   return handle;
 }
 

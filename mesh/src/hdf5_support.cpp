@@ -105,30 +105,11 @@ std::vector<std::string> read_strings(hid_t location, const std::string& name, c
   std::vector<hsize_t> dims{kAny};
   const std::size_t count = check_dataset(location, name, H5T_STRING, dims, source);
   std::vector<std::string> values;
-  if (count == 0) return values;
-  if (H5Tis_variable_str(file_type.get()) > 0) {
-    const Handle type = string_type(H5T_VARIABLE);
-    std::vector<char*> pointers(count, nullptr);
-    if (H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, pointers.data()) < 0) {
-      fail_h5(source, "cannot read dataset '/" + name + "'");
-    }
-    for (char* pointer : pointers) {
-      values.emplace_back(pointer == nullptr ? "" : pointer);
-      H5free_memory(pointer);
-    }
-  } else {
-    const std::size_t size = H5Tget_size(file_type.get());
-    const Handle type = string_type(size);
-    std::vector<char> buffer(count * size);
-    if (H5Dread(dataset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0) {
-      fail_h5(source, "cannot read dataset '/" + name + "'");
-    }
-    for (std::size_t i = 0; i < count; ++i) {
-      const char* begin = buffer.data() + i * size;
-      std::size_t length = 0;
-      while (length < size && begin[length] != '\0') ++length;
-      values.emplace_back(begin, length);
-    }
+  const auto read = [&](hid_t type, void* buffer) {
+    return H5Dread(dataset.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer);
+  };
+  if (!rtdg::h5::read_string_values(file_type.get(), count, read, values)) {
+    fail_h5(source, "cannot read dataset '/" + name + "'");
   }
   return values;
 }

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -79,6 +81,57 @@ TEST(H5, StringTypesAreUtf8OfTheGivenSize) {
   EXPECT_EQ(H5Tget_cset(fixed.get()), H5T_CSET_UTF8);
   const Handle variable = rtdg::h5::string_type(H5T_VARIABLE);
   EXPECT_GT(H5Tis_variable_str(variable.get()), 0);
+}
+
+TEST(H5, OpenReadOnlySaysWhyNot) {
+  std::string problem;
+  const std::filesystem::path missing = scratch_file("absent");
+  std::filesystem::remove(missing);
+  EXPECT_FALSE(rtdg::h5::open_read_only(missing, problem).valid());
+  EXPECT_EQ(problem, "no such file");
+
+  const std::filesystem::path text = scratch_file("text");
+  std::ofstream(text) << "not HDF5\n";
+  problem.clear();
+  EXPECT_FALSE(rtdg::h5::open_read_only(text, problem).valid());
+  EXPECT_EQ(problem, "not an HDF5 file");
+  std::filesystem::remove(text);
+
+  const std::filesystem::path good = scratch_file("good");
+  Handle(H5Fcreate(good.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose).close();
+  problem.clear();
+  EXPECT_TRUE(rtdg::h5::open_read_only(good, problem).valid());
+  EXPECT_EQ(problem, "");
+  std::filesystem::remove(good);
+}
+
+// Writes `values` as a 1D string attribute of type `type` on the file's root, reads it back.
+std::vector<std::string> round_trip(hid_t file, const char* name, const Handle& type, const void* data, hsize_t count) {
+  const Handle space(H5Screate_simple(1, &count, nullptr), H5Sclose);
+  const Handle attribute(H5Acreate2(file, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  EXPECT_GE(H5Awrite(attribute.get(), type.get(), data), 0);
+  const Handle file_type(H5Aget_type(attribute.get()), H5Tclose);
+  std::vector<std::string> values;
+  const auto read = [&](hid_t memory, void* buffer) { return H5Aread(attribute.get(), memory, buffer); };
+  EXPECT_TRUE(rtdg::h5::read_string_values(file_type.get(), count, read, values));
+  return values;
+}
+
+TEST(H5, ReadsVariableAndFixedLengthStrings) {
+  const std::filesystem::path path = scratch_file("strings");
+  const Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  ASSERT_TRUE(file.valid());
+  const char* variable[] = {"E.x", "", "H.z \u00b5"};
+  EXPECT_EQ(round_trip(file.get(), "variable", rtdg::h5::string_type(H5T_VARIABLE), variable, 3),
+            (std::vector<std::string>{"E.x", "", "H.z \u00b5"}));
+  // Fixed length 4: "ab" is NUL-padded, "wxyz" fills its slot with no terminator.
+  const char fixed[] = {'a', 'b', '\0', '\0', 'w', 'x', 'y', 'z'};
+  EXPECT_EQ(round_trip(file.get(), "fixed", rtdg::h5::string_type(4), fixed, 2), (std::vector<std::string>{"ab", "wxyz"}));
+  std::vector<std::string> values{"left over"};
+  EXPECT_TRUE(rtdg::h5::read_string_values(H5T_C_S1, 0, [](hid_t, void*) -> herr_t { return -1; }, values));
+  EXPECT_TRUE(values.empty());
+  EXPECT_FALSE(rtdg::h5::read_string_values(H5T_C_S1, 2, [](hid_t, void*) -> herr_t { return -1; }, values));
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -109,28 +109,10 @@ std::vector<std::string> read_strings_attribute(hid_t location, const std::strin
   const Handle space(H5Aget_space(attribute.get()), H5Sclose);
   const hssize_t points = H5Sget_simple_extent_npoints(space.get());
   if (points < 0) fail_h5(source, "cannot read the size of attribute '" + name + "'");
-  const std::size_t count = static_cast<std::size_t>(points);
   std::vector<std::string> values;
-  if (count == 0) return values;
-  if (H5Tis_variable_str(file_type.get()) > 0) {
-    const Handle type = string_type(H5T_VARIABLE);
-    std::vector<char*> pointers(count, nullptr);
-    if (H5Aread(attribute.get(), type.get(), pointers.data()) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
-    for (char* pointer : pointers) {
-      values.emplace_back(pointer == nullptr ? "" : pointer);
-      H5free_memory(pointer);
-    }
-  } else {
-    const std::size_t size = H5Tget_size(file_type.get());
-    const Handle type = string_type(size);
-    std::vector<char> buffer(count * size);
-    if (H5Aread(attribute.get(), type.get(), buffer.data()) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
-    for (std::size_t i = 0; i < count; ++i) {
-      const char* begin = buffer.data() + i * size;
-      std::size_t length = 0;
-      while (length < size && begin[length] != '\0') ++length;
-      values.emplace_back(begin, length);
-    }
+  const auto read = [&](hid_t type, void* buffer) { return H5Aread(attribute.get(), type, buffer); };
+  if (!rtdg::h5::read_string_values(file_type.get(), static_cast<std::size_t>(points), read, values)) {
+    fail_h5(source, "cannot read attribute '" + name + "'");
   }
   return values;
 }

@@ -37,6 +37,49 @@ Handle string_type(std::size_t size) {
   return type;
 }
 
+Handle open_read_only(const std::filesystem::path& file, std::string& problem) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(file, error)) {
+    problem = "no such file";
+    return {};
+  }
+  if (H5Fis_hdf5(file.c_str()) <= 0) {
+    problem = "not an HDF5 file";
+    return {};
+  }
+  Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!handle.valid()) problem = with_last_error("cannot open");
+  return handle;
+}
+
+bool read_string_values(hid_t file_type, std::size_t count, const std::function<herr_t(hid_t, void*)>& read,
+                        std::vector<std::string>& values) {
+  values.clear();
+  if (count == 0) return true;
+  if (H5Tis_variable_str(file_type) > 0) {
+    const Handle type = string_type(H5T_VARIABLE);
+    std::vector<char*> pointers(count, nullptr);
+    if (read(type.get(), pointers.data()) < 0) return false;
+    for (char* pointer : pointers) {
+      values.emplace_back(pointer == nullptr ? "" : pointer);
+      H5free_memory(pointer);
+    }
+    return true;
+  }
+  // Fixed length: each string fills `size` bytes, NUL-padded when shorter.
+  const std::size_t size = H5Tget_size(file_type);
+  const Handle type = string_type(size);
+  std::vector<char> buffer(count * size);
+  if (read(type.get(), buffer.data()) < 0) return false;
+  for (std::size_t i = 0; i < count; ++i) {
+    const char* begin = buffer.data() + i * size;
+    std::size_t length = 0;
+    while (length < size && begin[length] != '\0') ++length;
+    values.emplace_back(begin, length);
+  }
+  return true;
+}
+
 std::string shape_text(const std::vector<hsize_t>& dims) {
   std::string text;
   for (hsize_t d : dims) text += "[" + (d == kAny ? std::string("*") : std::to_string(d)) + "]";

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,16 @@ std::string with_last_error(const std::string& what);
 
 // A UTF-8 C string type of `size` bytes, or of variable length with H5T_VARIABLE.
 Handle string_type(std::size_t size);
+
+// Opens an existing HDF5 file for reading. On failure the handle is invalid and `problem` says
+// why: "no such file", "not an HDF5 file", or "cannot open" with HDF5's message.
+Handle open_read_only(const std::filesystem::path& file, std::string& problem);
+
+// Reads `count` strings stored as `file_type` (variable- or fixed-length) through `read`, which
+// reads the whole attribute or dataset as the memory type it is given into the buffer (H5Aread,
+// H5Dread). Returns false, leaving `values` empty, when `read` fails.
+bool read_string_values(hid_t file_type, std::size_t count, const std::function<herr_t(hid_t, void*)>& read,
+                        std::vector<std::string>& values);
 
 // A dataset extent that accepts any size where a shape is checked.
 inline constexpr hsize_t kAny = static_cast<hsize_t>(-1);
