@@ -11,10 +11,9 @@
 
 namespace rtdg::mesh::detail::h5 {
 
-// The shared pieces (core/h5): the handle, error silencing, HDF5's error text, types, shapes.
+// The shared pieces (core/h5): the handle, error silencing, types, string types, shapes.
 using rtdg::h5::Handle;
 using rtdg::h5::kAny;
-using rtdg::h5::last_error;
 using rtdg::h5::QuietErrors;
 using rtdg::h5::shape_text;
 using rtdg::h5::string_type;

@@ -12,9 +12,8 @@
 
 namespace rtdg::output::detail::h5 {
 
-// The shared pieces (core/h5): the handle, error silencing and HDF5's error text.
+// The shared pieces (core/h5): the handle and error silencing.
 using rtdg::h5::Handle;
-using rtdg::h5::last_error;
 using rtdg::h5::QuietErrors;
 
 // Throws Error("<source>: <what> (HDF5: <last_error>)").
