@@ -64,10 +64,11 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
       if (one_order.count(name) && N != 4) continue;
       spec.element = &element(shape, N);
       for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
-        for (const int variant : {0, 1, 2, 3, 4, 5, 6}) {
+        for (const int variant : {0, 1, 2, 3, 4, 5, 6, 7}) {
           // The unfused plan in both layouts, the fused stage kernel with its choices, and
           // its tensor-core products for both derivatives (float: two of them).
           if (variant == 4 && scalar != fluxes::ScalarType::float64) continue;
+          if (variant == 7 && scalar != fluxes::ScalarType::float32) continue;
           if (few_plans && (variant % 2 || scalar != fluxes::ScalarType::float64)) continue;
           spec.scalar = scalar;
           spec.plan = Plan{};
@@ -94,6 +95,14 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
             spec.plan.derivative = Derivative::flux;
             spec.plan.directions = Directions::split;
             spec.plan.tile_rows = N == 4 ? 16 : 8;
+          }
+          // TF32 products (float only, 16-row tiles): split directions at order 4, else the
+          // state derivative where the flux is linear.
+          if (variant == 7) {
+            spec.plan.products = Products::tf32x3;
+            spec.plan.tile_rows = 16;
+            spec.plan.directions = N == 4 ? Directions::split : Directions::joint;
+            spec.plan.derivative = N != 4 && !nonlinear.count(name) ? Derivative::state : Derivative::flux;
           }
           GeneratedKernels kernels;
           try {

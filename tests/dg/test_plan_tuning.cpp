@@ -145,6 +145,14 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan.describe(),
             "fused stage, element_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the state, "
             "tensor cores");
+  plan.products = Products::tf32x3;
+  plan.tile_rows = 16;
+  EXPECT_EQ(point_of(plan).at("products"), 2);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  rtcg::tune::Point unknown = point_of(plan);
+  unknown["products"] = 3;
+  EXPECT_THROW((void)plan_of(unknown), Error);
   try {
     plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=9 operators=global derivative=flux");
     FAIL() << "no error";

@@ -188,6 +188,21 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, 16-row tiles, directions split, prefetch");
   EXPECT_EQ(plan_from_text(to_text(split)), split);
+  Plan tf32 = split;
+  tf32.products = Products::tf32x3;
+  EXPECT_EQ(tf32.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, TF32 "
+            "tensor cores (3 products), 16-row tiles, directions split, prefetch");
+  EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split");
+  EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
+  EXPECT_EQ(parse_products("tf32x3"), Products::tf32x3);
+  try {
+    (void)parse_products("tf32");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "unknown products 'tf32'; valid values: scalar, tensor, tf32x3");
+  }
   EXPECT_EQ(parse_directions("split"), Directions::split);
   EXPECT_THROW((void)parse_directions("one"), Error);
   try {
@@ -253,7 +268,12 @@ TEST(SolverPlans, TensorProductsInFloatMatchTheDefaultFloatPlan) {
   split.directions = Directions::split;
   split.tile_rows = 16;
   const Plan state = fused(Layout::field_major, 2, 1, Operators::global, Derivative::state, Products::tensor);
-  for (const Plan& plan : {joint, split, state}) {
+  // TF32 products: on the host the same padded products in double (CUDA: three TF32 products
+  // per tile, checked against the default plan by the gpu tests).
+  Plan tf32_split = split, tf32_state = state;
+  tf32_split.products = tf32_state.products = Products::tf32x3;
+  tf32_state.tile_rows = 16;
+  for (const Plan& plan : {joint, split, state, tf32_split, tf32_state}) {
     SCOPED_TRACE(plan.describe());
     Cavity other("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float32, Integrator::lserk4, plan);
     other.solver->set_state(start);
@@ -287,7 +307,7 @@ TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
     a.solver->set_plan(plan);
     FAIL() << "no error";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("more than 24 accumulators per thread"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("more than 48 accumulator registers per thread"), std::string::npos) << error.what();
   }
   plan.tile_rows = 8;
   EXPECT_NO_THROW(a.solver->set_plan(plan));
@@ -303,6 +323,30 @@ TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
                 std::string::npos)
           << error.what();
     }
+  }
+}
+
+// TF32 products are for float plans with 16-row tiles; anything else is refused with what to use.
+TEST(SolverPlans, Tf32ProductsOutsideFloatOr16RowTilesAreRefused) {
+  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tf32x3);
+  plan.tile_rows = 16;
+  Cavity a("maxwell3d", 1, 2, host());  // double
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("(products = tf32x3) are for float; double plans use products = tensor"),
+              std::string::npos)
+        << error.what();
+  }
+  Cavity b("maxwell3d", 1, 2, host(), 1.0, fluxes::ScalarType::float32);
+  EXPECT_NO_THROW(b.solver->set_plan(plan));
+  plan.tile_rows = 8;
+  try {
+    b.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("take 16-row tiles (tile_rows = 16)"), std::string::npos) << error.what();
   }
 }
 

@@ -54,7 +54,14 @@ enum class Derivative : unsigned char { flux, state };
 //           exact, the sums double) and rounded to float when stored: the FP64 tensor cores
 //           serve float plans too, with half the shared memory. The host backend runs the same
 //           padded products as loops.
-enum class Products : unsigned char { scalar, tensor };
+//   tf32x3  float only: the TF32 tensor cores (mma.sync m16n8k8, sm_80 and newer), 16-row tiles
+//           (tile_rows = 16). Each operand x is split into x_hi = x rounded to TF32 (10-bit
+//           mantissa) and x_lo = x - x_hi rounded to TF32, and a b is computed as a_lo b_hi +
+//           a_hi b_lo + a_hi b_hi (three products; the dropped a_lo b_lo and the roundings are
+//           about 2^-21 of a b), summed in float: float accuracy at several times the rate of
+//           the FP64 tensor cores. The fragments and the shared-memory layout are those of
+//           tensor; the host backend runs the same padded products as loops in double.
+enum class Products : unsigned char { scalar, tensor, tf32x3 };
 // When the fused kernel issues its global loads.
 //   off  phase by phase: the state, then (after the volume fluxes) each face's neighbour trace,
 //        then (after the products) the update's res (or u0): three latencies in a row
@@ -95,7 +102,7 @@ struct Plan {
   Derivative derivative = Derivative::flux;
   Products products = Products::scalar;
   Prefetch prefetch = Prefetch::off;
-  int tile_rows = 8;  // tensor products only: 8 or 16 (see above)
+  int tile_rows = 8;  // tensor products only: 8 or 16 (see above); tf32x3: 16
   Directions directions = Directions::joint;  // tensor products of the flux derivative only
 
   // A short text for logs, tables and the run summary, e.g.

@@ -32,6 +32,12 @@
 // conflict-free, LDY and LDZ 2 mod 8 for the tile stores. The host backend computes the same
 // padded products with loops.
 //
+// TF32 products (Plan::products == tf32x3, float, 16-row tiles, sm_80 and newer): the same
+// fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row
+// fragments (2 mt, kt), (2 mt + 1, kt), (2 mt, kt + 1), (2 mt + 1, kt + 1); B: k = t and t + 4).
+// Each operand is split into its TF32 rounding and the rounded rest, and each tile takes three
+// products (lo hi, hi lo, hi hi), summed in float registers; the host computes in double.
+//
 // Directions::split (tensor products of the flux derivative): DIM passes, each computing one
 // G_a into sG (about NP rows instead of DIM x NP) and adding -D_a G_a to the output tiles, which
 // every warp holds in registers until the last pass; LIFT sF joins the first pass. The window
@@ -172,6 +178,31 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("               : \"+d\"(d[0]), \"+d\"(d[1]) : \"d\"(a0), \"d\"(b));");
   w.line("#endif");
   w.line("}");
+  w.line("#if RTDG_TF32");
+  w.line("// Products::tf32x3: x = hi + lo, hi = x rounded to TF32, lo = the rest rounded to TF32.");
+  w.line("RTCG_DEVICE void rtdg_tf32_split(float x, unsigned& hi, unsigned& lo) {");
+  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(hi) : \"f\"(x));");
+  w.line("  const float rest = x - __uint_as_float(hi);");
+  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(lo) : \"f\"(rest));");
+  w.line("}");
+  w.line("// d += a b on a 16 x 8 tile over 8 k (m16n8k8, TF32 in, float sums): a0, a1 rows g, g + 8 at");
+  w.line("// k = t; a2, a3 the same at k = t + 4; b0, b1 at k = t, t + 4 (g = lane / 4, t = lane % 4).");
+  w.line("RTCG_DEVICE void rtdg_mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {");
+  w.line("  asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"");
+  w.line("      \"{%0, %1, %2, %3};\"");
+  w.line("      : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])");
+  w.line("      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));");
+  w.line("}");
+  w.line("// d += a b in three TF32 products, the small ones first.");
+  w.line("RTCG_DEVICE void rtdg_mma_3xtf32(float (&d)[4], const unsigned (&ah)[4], const unsigned (&al)[4], float b0, float b1) {");
+  w.line("  unsigned bh0, bl0, bh1, bl1;");
+  w.line("  rtdg_tf32_split(b0, bh0, bl0);");
+  w.line("  rtdg_tf32_split(b1, bh1, bl1);");
+  w.line("  rtdg_mma_tf32(d, al, bh0, bh1);");
+  w.line("  rtdg_mma_tf32(d, ah, bl0, bl1);");
+  w.line("  rtdg_mma_tf32(d, ah, bh0, bh1);");
+  w.line("}");
+  w.line("#endif");
   w.line("#if RTDG_TILE_ROWS == 16");
   w.line("// d += a b on a 16 x 8 tile over 16 k (m16n8k16): a[2j], a[2j+1] rows g, g + 8 at k = t + 4j;");
   w.line("// b_j at k = t + 4j (g = lane / 4, t = lane % 4).");
@@ -188,10 +219,26 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("// TKS: fragments per 8-row fragment row of A (more than TK when the product uses a window of");
   w.line("// A's k: A then points at the window's first fragment).");
   w.line("template <int TK, int TN, int TLDB, int TKS = TK>");
-  w.line("RTCG_DEVICE void rtdg_products(double (&acc)[TN][RTDG_ACC], const real* RTCG_RESTRICT A, int mt, const real* B, int col0, int lane) {");
+  w.line("RTCG_DEVICE void rtdg_products(rtdg_acc (&acc)[TN][RTDG_ACC], const real* RTCG_RESTRICT A, int mt, const real* B, int col0, int lane) {");
   w.line("  const real* a = A + mt * (RTDG_TILE_ROWS / 8) * (TKS * 32) + lane;");
   w.line("  const real* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
-  w.line("#if RTDG_TILE_ROWS == 16");
+  w.line("#if RTDG_TF32");
+  w.line("  // k in steps of 8: 8-row fragments (2 mt, kt), (2 mt + 1, kt) for k = t and kt + 1 for k = t + 4.");
+  w.line("#pragma unroll");
+  w.line("  for (int k8 = 0; k8 < (TK + 1) / 2; ++k8) {");
+  w.line("    const bool whole = 2 * k8 + 1 < TK;  // an odd TK's last step has no k = t + 4 half");
+  w.line("    unsigned ah[4], al[4];");
+  w.line("    rtdg_tf32_split(__ldg(a + 2 * k8 * 32), ah[0], al[0]);");
+  w.line("    rtdg_tf32_split(__ldg(a + (TKS + 2 * k8) * 32), ah[1], al[1]);");
+  w.line("    rtdg_tf32_split(whole ? __ldg(a + (2 * k8 + 1) * 32) : 0.0f, ah[2], al[2]);");
+  w.line("    rtdg_tf32_split(whole ? __ldg(a + (TKS + 2 * k8 + 1) * 32) : 0.0f, ah[3], al[3]);");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      const real* bn = b + nb * 8 * TLDB + k8 * 8;");
+  w.line("      rtdg_mma_3xtf32(acc[nb], ah, al, bn[0], whole ? bn[4] : 0.0f);");
+  w.line("    }");
+  w.line("  }");
+  w.line("#elif RTDG_TILE_ROWS == 16");
   w.line("  // k in steps of 16 (m16n8k16: a quarter of the dependent steps of m16n8k4, so a warp's few");
   w.line("  // accumulator chains wait less), the rest in steps of 4.");
   w.line("#pragma unroll");
@@ -224,7 +271,7 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("#endif");
   w.line("}");
   w.line("template <int TN, int TLDY>");
-  w.line("RTCG_DEVICE void rtdg_store_tiles(const double (&acc)[TN][RTDG_ACC], real* Y, int mt, int col0, int lane) {");
+  w.line("RTCG_DEVICE void rtdg_store_tiles(const rtdg_acc (&acc)[TN][RTDG_ACC], real* Y, int mt, int col0, int lane) {");
   w.line("  const int row = mt * RTDG_TILE_ROWS + (lane >> 2);");
   w.line("  const int col = col0 + 2 * (lane & 3);");
   w.line("#pragma unroll");
@@ -303,7 +350,7 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
       auto loop = w.block("for (int item = tid >> 5; item < " + tiles + " * " + ng + "; item += NTHREADS / 32)");
       w.line("const int mt = item / " + ng + ";");
       w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
-      w.line("double acc[" + nb + "][RTDG_ACC] = {};");
+      w.line("rtdg_acc acc[" + nb + "][RTDG_ACC] = {};");
       body();
     };
     if (by_state) {
@@ -320,7 +367,7 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF, sY over sG: every warp's tiles stay in registers");
       w.line("// until all warps have read sG and sF.");
       const std::string items = tiles_l + " * " + ng;
-      w.line("double acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
+      w.line("rtdg_acc acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
       write_held_items(w, sc, items, [&] {
         w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc[j], AV, mt, sG, col0, lane);");
         w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
@@ -362,7 +409,7 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
   w.line("// -D_a G_a over fragments KT0 .. KT1 - 1 (+ LIFT sF in the first pass), held in registers.");
   w.line("#if RTCG_CUDA");
   w.line("const int lane = tid & 31;");
-  w.line("double acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
+  w.line("rtdg_acc acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
   w.line("#else");
   w.line("double hacc[NCOLP * " + mtl_rows + "] = {};");
   w.line("#endif");
@@ -456,7 +503,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   const Plan& plan = spec.plan;
   const bool by_state = plan.derivative == Derivative::state;
   const bool shared_ops = plan.operators == Operators::shared;
-  const bool tensor = plan.products == Products::tensor;
+  const bool tensor = plan.products != Products::scalar;
   w.line("(void)xyz; (void)prm; (void)t; (void)AV; (void)AL;");
   w.line("real* sq = scratch;");
   w.line("real* sF = scratch + OFF_F;");
@@ -649,7 +696,7 @@ Scratch scratch_of(const KernelSpec& spec) {
   const int dim = element.dim;
   const int components = static_cast<int>(spec.law->state_components());
   const int Np = element.Np, Nfn = element.Nfaces * element.Nfp;
-  const bool tensor = plan.products == Products::tensor;
+  const bool tensor = plan.products != Products::scalar;
   const bool by_state = plan.derivative == Derivative::state;
   Scratch sc;
   if (plan.nodes_per_thread < 1 || plan.nodes_per_thread > 8)
@@ -659,6 +706,12 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.tile_rows != 8 && !tensor)
     throw Error("the plan does not fit: 16-row tiles are for tensor-core products (products = tensor)");
   const bool single = spec.scalar == fluxes::ScalarType::float32;
+  const bool tf32 = plan.products == Products::tf32x3;
+  if (tf32 && !single)
+    throw Error("the plan does not fit: TF32 tensor products (products = tf32x3) are for float; double plans use "
+                "products = tensor");
+  if (tf32 && plan.tile_rows != 16)
+    throw Error("the plan does not fit: TF32 tensor products (products = tf32x3) take 16-row tiles (tile_rows = 16)");
   if (tensor) {
     if (plan.nodes_per_thread != 1 || plan.operators != Operators::global)
       throw Error("the plan does not fit: tensor-core products read the operators' fragments from global memory, one "
@@ -705,12 +758,15 @@ Scratch scratch_of(const KernelSpec& spec) {
       const int warps = sc.threads / 32;
       sc.ipw8 = ((Np + 7) / 8 * sc.ng + warps - 1) / warps;
       sc.ipw16 = ((Np + 15) / 16 * sc.ng + warps - 1) / warps;
-      // Registers for the held tiles: 2 (8-row) or 4 (16-row) doubles per column tile and item.
-      const bool held = sc.ipw8 * sc.nb * 2 <= 24 && (plan.tile_rows == 8 || sc.ipw16 * sc.nb * 4 <= 24);
+      // Registers for the held tiles, at most 48 per thread: 2 (8-row) or 4 (16-row) doubles per
+      // column tile and item, or 4 floats (tf32x3). A 16-row double plan runs with 8-row tiles
+      // below sm_90, so those must fit too.
+      const bool held = tf32 ? sc.ipw16 * sc.nb * 4 <= 48
+                             : sc.ipw8 * sc.nb * 4 <= 48 && (plan.tile_rows == 8 || sc.ipw16 * sc.nb * 8 <= 48);
       if (sc.split && !held)
         throw Error("the plan does not fit: directions = split holds each warp's output tiles in registers, and " +
                     std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.threads / 32) +
-                    " warps would need more than 24 accumulators per thread; use fewer elements per block");
+                    " warps would need more than 48 accumulator registers per thread; use fewer elements per block");
       sc.alias_y = !sc.split && held && output_ld(Np, plan.tile_rows, single) <= sc.ldg;
     }
   }
@@ -751,7 +807,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     throw Error("the plan does not fit: the fused stage kernel needs " + std::to_string(out.stage_shared_bytes) +
                 " bytes of shared memory per block (" + std::to_string(sc.ne) + " elements of order " +
                 std::to_string(element.N) + (plan.operators == Operators::shared ? ", operators in shared memory" : "") +
-                (plan.products == Products::tensor ? ", tensor products" : "") + "), more than " +
+                (plan.products != Products::scalar ? ", tensor products" : "") + "), more than " +
                 std::to_string(max_dynamic_shared_bytes) +
                 "; use fewer elements per block or operators in global memory");
   out.stage_elements_per_block = sc.ne;
@@ -775,10 +831,14 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   w.line("#define OFF_L " + str(sc.off_l));
   w.line("#define SCRATCH " + str(sc.total));
   w.line();
-  if (plan.products == Products::tensor) {
-    w.line(plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
-                                : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
-    w.line(plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
+  if (plan.products != Products::scalar) {
+    const bool tf32 = plan.products == Products::tf32x3;
+    w.line(tf32                   ? "// Tensor-core tiles: 16 rows, TF32 (mma.m16n8k8), three products each, float sums."
+           : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+                                  : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
+    w.line(std::string("#define RTDG_TF32 ") + (tf32 ? "1" : "0"));
+    w.line(std::string("typedef ") + (tf32 ? "float" : "double") + " rtdg_acc;  // the tiles' sums");
+    w.line(tf32 ? "#if RTCG_CUDA" : plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
     w.line("#define RTDG_TILE_ROWS 16");
     w.line("#define RTDG_ACC 4");
     w.line("#define RTDG_IPW " + str(sc.ipw16));
@@ -797,7 +857,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
   // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
-  const bool pre = plan.prefetch == Prefetch::on && plan.products == Products::tensor;
+  const bool pre = plan.prefetch == Prefetch::on && plan.products != Products::scalar;
   const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "res[idx]";
   const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "u0[idx]";
   if (pre) {

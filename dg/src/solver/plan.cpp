@@ -33,7 +33,8 @@ constexpr std::array layouts{std::pair{Layout::field_major, "field_major"}, std:
 constexpr std::array fusions{std::pair{Fusion::none, "none"}, std::pair{Fusion::stage, "stage"}};
 constexpr std::array operator_places{std::pair{Operators::global, "global"}, std::pair{Operators::shared, "shared"}};
 constexpr std::array derivatives{std::pair{Derivative::flux, "flux"}, std::pair{Derivative::state, "state"}};
-constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::pair{Products::tensor, "tensor"}};
+constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::pair{Products::tensor, "tensor"},
+                                    std::pair{Products::tf32x3, "tf32x3"}};
 constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{Prefetch::on, "on"}};
 constexpr std::array direction_kinds{std::pair{Directions::joint, "joint"}, std::pair{Directions::split, "split"}};
 
@@ -134,7 +135,10 @@ std::string Plan::describe() const {
   if (fusion == Fusion::stage)
     return std::string("fused stage, ") + to_string(layout) + ", " + count(stage_elements_per_block) +
            " elements/block, " + std::to_string(nodes_per_thread) + " nodes/thread, operators " + to_string(operators) +
-           ", derivative of the " + to_string(derivative) + (products == Products::tensor ? ", tensor cores" : "") +
+           ", derivative of the " + to_string(derivative) +
+           (products == Products::tensor   ? ", tensor cores"
+            : products == Products::tf32x3 ? ", TF32 tensor cores (3 products)"
+                                           : "") +
            (tile_rows != 8 ? ", " + std::to_string(tile_rows) + "-row tiles" : std::string()) +
            (directions == Directions::split ? ", directions split" : "") + (prefetch == Prefetch::on ? ", prefetch" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +

@@ -115,7 +115,10 @@ Plan plan_of(const Point& point) {
     plan.operators = value("operators") ? Operators::shared : Operators::global;
     plan.derivative = value("derivative") ? Derivative::state : Derivative::flux;
     const auto products = point.find("products");
-    plan.products = products != point.end() && products->second ? Products::tensor : Products::scalar;
+    const std::int64_t kind = products != point.end() ? products->second : 0;
+    if (kind < 0 || kind > static_cast<std::int64_t>(Products::tf32x3))
+      throw Error("a DG plan point with an unknown products value: " + rtcg::tune::to_string(point));
+    plan.products = static_cast<Products>(kind);
     const auto prefetch = point.find("prefetch");
     plan.prefetch = prefetch != point.end() && prefetch->second ? Prefetch::on : Prefetch::off;
     const auto tile_rows = point.find("tile_rows");
@@ -145,15 +148,22 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (derivative.empty()) derivative.push_back(0);
   std::vector<std::int64_t> npt = ints(space.nodes_per_thread);
   std::vector<std::int64_t> operators = ints(space.operators);
+  // TF32 products: float on CUDA devices of compute capability 8.0 and newer only.
+  const rtcg::DeviceInfo device = solver.backend().device_info();
+  const bool cuda = solver.backend().kind() == rtcg::BackendKind::cuda;
+  const bool tf32 = cuda && is_single(solver) && device.compute_capability_major >= 8;
   std::vector<std::int64_t> products = ints(space.products);
+  if (!tf32) std::erase(products, static_cast<std::int64_t>(Products::tf32x3));
   if (std::find(products.begin(), products.end(), 0) == products.end()) products.insert(products.begin(), 0);
+  const bool any_tf32 = std::find(products.begin(), products.end(), 2) != products.end();
   std::vector<std::int64_t> prefetch = ints(space.prefetch);
   if (std::find(prefetch.begin(), prefetch.end(), 0) == prefetch.end()) prefetch.insert(prefetch.begin(), 0);
-  // 16-row tiles differ from 8-row ones only where the generated code can use m16n8k* (sm_90+).
-  const rtcg::DeviceInfo device = solver.backend().device_info();
-  const bool m16 = solver.backend().kind() == rtcg::BackendKind::cuda && device.compute_capability_major >= 9;
+  // 16-row FP64 tiles differ from 8-row ones only where the generated code can use m16n8k* (sm_90+);
+  // TF32 products always take 16-row tiles.
+  const bool m16 = cuda && device.compute_capability_major >= 9 &&
+                   std::find(space.tile_rows.begin(), space.tile_rows.end(), 16) != space.tile_rows.end();
   std::vector<std::int64_t> tile_rows{8};
-  if (m16 && std::find(space.tile_rows.begin(), space.tile_rows.end(), 16) != space.tile_rows.end()) tile_rows.push_back(16);
+  if (m16 || any_tf32) tile_rows.push_back(16);
   std::vector<std::int64_t> directions = ints(space.directions);
   if (std::find(directions.begin(), directions.end(), 0) == directions.end()) directions.insert(directions.begin(), 0);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
@@ -178,9 +188,15 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint("tensor products: one node per thread, operators in global memory", [](const Point& p) {
     return p.at("products") == 0 || (p.at("nodes_per_thread") == 1 && p.at("operators") == 0);
   });
-  out.constraint("16-row tiles: tensor products only", [](const Point& p) { return p.at("products") == 1 || p.at("tile_rows") == 8; });
+  out.constraint("16-row tiles: tensor products only (FP64 on sm_90 and newer); TF32 products: 16-row tiles only",
+                 [m16](const Point& p) {
+                   const std::int64_t kind = p.at("products"), rows = p.at("tile_rows");
+                   if (kind == 0) return rows == 8;
+                   if (kind == 2) return rows == 16;
+                   return rows == 8 || m16;
+                 });
   out.constraint("directions split: tensor products of the flux derivative only",
-                 [](const Point& p) { return p.at("directions") == 0 || (p.at("products") == 1 && p.at("derivative") == 0); });
+                 [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
   out.constraint("fused: " + std::to_string(min_threads) + " <= threads per block <= " + std::to_string(max_threads) +
                      ", nodes per thread <= Np",
@@ -189,7 +205,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    const int npt_value = static_cast<int>(p.at("nodes_per_thread"));
                    if (p.at("elements") == 0 || npt_value > Np) return false;
                    long long threads = p.at("elements") * threads_per_element(Np, npt_value);
-                   if (p.at("products") == 1) threads = (threads + 31) / 32 * 32;  // whole warps
+                   if (p.at("products") != 0) threads = (threads + 31) / 32 * 32;  // whole warps
                    return threads >= min_threads && threads <= max_threads;
                  });
   return out;
