@@ -162,6 +162,22 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   }
 }
 
+// TF32 products are tried only for float on CUDA (sm_80 and newer): a host solver's search
+// space leaves them out whatever the precision, and the tile rows stay 8.
+TEST(PlanTuning, Tf32ProductsStayOutOfHostSpaces) {
+  PlanSpace space = tiny_space();
+  space.products.push_back(Products::tf32x3);
+  for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64}) {
+    Cavity cavity("maxwell2d_tm", 2, 2, host(), 1.0, scalar);
+    const std::vector<rtcg::tune::Point> points = plan_search_space(*cavity.solver, space).points();
+    EXPECT_EQ(points.size(), 11u);
+    for (const rtcg::tune::Point& p : points) {
+      EXPECT_NE(p.at("products"), 2) << rtcg::tune::to_string(p);
+      EXPECT_EQ(p.at("tile_rows"), 8) << rtcg::tune::to_string(p);
+    }
+  }
+}
+
 TEST(PlanTuning, BudgetFromTheEnvironment) {
   ::setenv("RTDG_TUNE_BUDGET", "12.5", 1);
   EXPECT_EQ(tune_budget_seconds(), 12.5);

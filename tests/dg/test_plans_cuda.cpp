@@ -55,7 +55,10 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   }
   EXPECT_LE(worst, (single ? 1e-4 : 1e-12) * scale);
 
-  const PlanJob job = make_plan_job(*cuda_case.solver, PlanSpace::for_backend(rtcg::BackendKind::cuda));
+  // The CUDA space, with the TF32 products the default space leaves out (float only).
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.products.push_back(Products::tf32x3);
+  const PlanJob job = make_plan_job(*cuda_case.solver, space);
   rtcg::tune::TimingOptions options = plan_timing_options();
   options.warmup_runs = 0;
   options.min_runs = 1;
