@@ -75,6 +75,7 @@ std::string effective_toml(const RunConfig& c) {
   line(out, "output_dir", toml_string(c.output_dir.string()));
   line(out, "progress_every", std::to_string(c.progress_every));
   line(out, "blowup_factor", toml_float(c.blowup_factor));
+  line(out, "overlap", c.overlap ? "true" : "false");
 
   out += "\n[law]\n";
   line(out, "file", toml_string(c.law_file.string()));

@@ -143,6 +143,7 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       << " values), backend " << backend.name() << " (" << backend.device_info().name << "), " << cfg.precision << "\n";
   const auto start = std::chrono::steady_clock::now();
   s.solver = std::make_unique<dg::Solver>(backend, s.disc, setup);
+  s.solver->set_overlap(cfg.overlap);
   if (!restart_plan.empty()) {
     s.solver->set_plan(dg::plan_from_text(restart_plan));
     s.plan_source = "the checkpoint's";
@@ -172,7 +173,9 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       << ")\n";
   if (s.part.parallel())
     log << "[rtdg] halo traces: " << halo_transfer_text(*s.solver, comm)
-        << ", sent while the elements without halo faces are computed\n";
+        << (cfg.overlap ? ", sent while the elements without halo faces are computed"
+                        : ", received before any element is computed (run.overlap = false)")
+        << "\n";
   if (const std::vector<char>& total = s.setup.total_field; !total.empty()) {
     const int tfsf_total = dg::tfsf_total_code(s.solver->kernel_spec());
     long long faces = 0;
@@ -828,7 +831,7 @@ RunSummary run(const RunOptions& options) {
                          {"exchange_seconds", exchanges[r]}});
       j["parallel"] = {{"ranks", comm.size()}, {"communicator", comm.describe()},
                        {"partition", s.part.partition_source}, {"halo_transfer", halo_transfer_text(solver, comm)},
-                       {"balance", ranks}};
+                       {"overlap", s.cfg.overlap}, {"balance", ranks}};
       summary.parallel_report = format_balance(ranks);
     }
   }

@@ -170,6 +170,10 @@ public:
   // traces last received, so one rank can time plans without the others (tuning); true again
   // before computing. A serial solver ignores it.
   void set_halo_exchange(bool on);
+  // Parallel runs: true (the default) computes the elements without halo faces while the
+  // neighbours' traces travel; false waits for the traces before computing any element (the
+  // same answer; for measuring what the overlap hides). A serial solver ignores it.
+  void set_overlap(bool on);
   // Regenerates the kernels with another plan (same law, mesh, precision and integrator),
   // keeping the state; the residual of the low-storage scheme is zeroed (call between steps).
   // Throws dg::Error when the plan does not fit this law or order, rtcg errors when the new

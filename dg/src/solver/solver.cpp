@@ -82,6 +82,7 @@ struct Engine {
   double exchange_seconds = 0;  // host time in exchange_start and exchange_finish
   HaloTransfer transfer = HaloTransfer::none;
   bool exchange_on = true;      // Solver::set_halo_exchange
+  bool overlap = true;          // Solver::set_overlap
   // Called with each Runge-Kutta stage's output state (device, kernel layout) when set: the
   // shock capturing of dg/stabilization.hpp, applied stage by stage as Zhang & Shu's limiter needs.
   std::function<void(void*)> after_stage;
@@ -285,8 +286,11 @@ struct EngineT final : Engine {
     exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   // The element split of a stage: [0, Ki) then [Ki, K) around the exchange; one range [0, K)
-  // without halo faces (or with the exchange off).
-  int split() const { return H > 0 && exchange_on ? Ki : K; }
+  // without halo faces (or with the exchange off); without overlap, every element after it.
+  int split() const {
+    if (H == 0 || !exchange_on) return K;
+    return overlap ? Ki : 0;
+  }
 
   void evaluate_rhs(const rtcg::Array<T>& state, double t) {
     exchange_start(state);
@@ -819,6 +823,7 @@ double Solver::exchange_seconds() const { return impl_->engine->exchange_seconds
 HaloTransfer Solver::halo_transfer() const { return impl_->engine->transfer; }
 
 void Solver::set_halo_exchange(bool on) { impl_->engine->exchange_on = on; }
+void Solver::set_overlap(bool on) { impl_->engine->overlap = on; }
 
 void Solver::set_plan(const Plan& plan, StateOnReplan state) {
   Impl& s = *impl_;

@@ -19,7 +19,7 @@ TEST_F(ConfigTest, EffectiveConfigOfDefaults) {
   const RunConfig c = parse(minimal);
   EXPECT_EQ(c.effective_toml, "# The effective run configuration: every key, defaults filled in.\n"
                               "\n[run]\nname = \"cfg\"\nbackend = \"auto\"\nprecision = \"double\"\n"
-                              "output_dir = \"output/cfg\"\nprogress_every = 0\nblowup_factor = 1e+06\n"
+                              "output_dir = \"output/cfg\"\nprogress_every = 0\nblowup_factor = 1e+06\noverlap = true\n"
                               "\n[law]\nfile = \"" + (dir_ / "law.toml").string() + "\"\n"
                               "\n[mesh]\nfile = \"" + (dir_ / "mesh.geo").string() + "\"\n"
                               "\n[discretization]\norder = 3\n"
@@ -43,6 +43,7 @@ name = "odd \"name\" é"
 output_dir = "a\\b"
 progress_every = 7
 blowup_factor = 250.5
+overlap = false
 [law]
 file = "law.toml"
 [law.parameters]

@@ -72,6 +72,8 @@ TEST_F(ConfigTest, RangesAreChecked) {
             "cfg.toml:8:18: error: 'run.progress_every' must be an integer >= 0; got -2");
   EXPECT_EQ(error_of(minimal + "[run]\nblowup_factor = -1\n"),
             "cfg.toml:8:17: error: 'run.blowup_factor' must be a number >= 0; got -1.0");
+  EXPECT_EQ(error_of(minimal + "[run]\noverlap = \"no\"\n"),
+            "cfg.toml:8:11: error: 'run.overlap' must be true or false; got a string");
 }
 
 TEST_F(ConfigTest, EnumerationsListTheChoices) {

@@ -162,6 +162,13 @@ TEST_F(ConfigTest, WhereGivesTheValueOfEachKey) {
   EXPECT_EQ(cfl.column, 0);
 }
 
+// run.overlap (parallel runs) is true unless the config turns it off.
+TEST_F(ConfigTest, ReadsOverlap) {
+  EXPECT_TRUE(parse(minimal).overlap);
+  EXPECT_FALSE(parse(minimal + "[run]\noverlap = false\n").overlap);
+  EXPECT_TRUE(parse(minimal + "[run]\noverlap = true\n").overlap);
+}
+
 TEST_F(ConfigTest, FillsInDefaults) {
   const RunConfig c = parse(minimal);
   EXPECT_EQ(c.name, "cfg");  // the file's stem
@@ -170,6 +177,7 @@ TEST_F(ConfigTest, FillsInDefaults) {
   EXPECT_EQ(c.output_dir, fs::path("output/cfg"));
   EXPECT_EQ(c.progress_every, 0);
   EXPECT_EQ(c.blowup_factor, 1e6);
+  EXPECT_TRUE(c.overlap);
   EXPECT_EQ(c.law_file, dir_ / "law.toml");
   EXPECT_TRUE(c.law_parameters.empty());
   EXPECT_EQ(c.mesh_file, dir_ / "mesh.geo");

@@ -3,7 +3,8 @@
 # backend:
 #   mpi_run.sh <rtdg> <compare_solutions> <mpiexec> <config> <name> [--set ...]
 # - 2 and 3 ranks reproduce the serial run's last snapshot to 1e-12 (the halo exchange hands
-#   over the same traces the serial run reads, so in practice bit for bit), and write their
+#   over the same traces the serial run reads, so in practice bit for bit), 2 ranks with
+#   run.overlap = false bit for bit, and write their
 #   VTU snapshots as one piece per rank under a .pvtu in the .pvd series;
 # - a checkpoint written by 3 ranks continues on 2 ranks to the serial run's end, bit for bit;
 # - a blow-up (cfl = 10) stops every rank with a non-zero exit, and a failure on rank 0 alone
@@ -44,6 +45,13 @@ for np in 2 3; do
   done
 done
 grep -A4 "^balance" "$work/np3.log"
+
+# Without the overlap (every element waits for the halo traces): the same answer, and the log says so.
+timeout 300 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/np2_no_overlap\"" "${common[@]}" \
+  --set run.overlap=false > "$work/np2_no_overlap.log" 2>&1 || { cat "$work/np2_no_overlap.log"; fail "2 ranks, run.overlap = false"; }
+grep -q "received before any element is computed" "$work/np2_no_overlap.log" ||
+  { cat "$work/np2_no_overlap.log"; fail "2 ranks, run.overlap = false: the log does not say so"; }
+"$compare" "$last" "$work/np2_no_overlap/snapshots/$(basename "$last")" 0 || fail "2 ranks without the overlap differ from the serial run"
 
 # Restart on 2 ranks from the 3 ranks' first checkpoint: it continues in that run's folder.
 checkpoint=$(ls "$work/np3/checkpoints/"checkpoint_*.h5 | sort | head -1)

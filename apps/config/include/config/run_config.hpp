@@ -107,6 +107,9 @@ struct RunConfig {
   std::string backend = "auto";      // run.backend: auto | cuda | host
   std::string precision = "double";  // run.precision: float | double
   std::filesystem::path output_dir;  // run.output_dir, default "output/<name>"; relative to the current directory
+  // run.overlap: parallel runs compute the elements without halo faces while the neighbours'
+  // traces travel; false waits for the traces first (to measure what the overlap hides).
+  bool overlap = true;
   // law.file, resolved against the config file's folder: absolute and lexically normal.
   std::filesystem::path law_file;
   std::vector<fluxes::ParameterOverride> law_parameters;  // [law.parameters] name = number, in file order
