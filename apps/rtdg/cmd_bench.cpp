@@ -40,6 +40,7 @@ struct BenchOptions {
   std::string precision;
   std::vector<std::string> overrides;
   std::string json;
+  std::vector<std::string> space;  // --space name=values: changes to the plan space tuned now
   int runs = 10;
   double budget = 120;  // seconds of tuning per case when RTDG_TUNE tunes
 };
@@ -102,6 +103,10 @@ std::string cell(const Figures& f, int width) {
 }
 
 void run_bench_dg(const BenchOptions& options) {
+  for (const std::string& change : options.space) {
+    dg::PlanSpace check;
+    dg::set_space_values(check, change);  // a bad --space fails before anything runs
+  }
   auto problem = runner::load_problem(options.config, options.overrides);
   const std::vector<int> orders = options.orders.empty() ? std::vector<int>{problem->cfg.order} : parse_orders(options.orders);
   const std::vector<std::string> precisions =
@@ -110,7 +115,8 @@ void run_bench_dg(const BenchOptions& options) {
   auto& backend = rtcg::backend(problem->cfg.backend);
   const auto mode = rtcg::tune::tune_mode();
   auto& db = rtcg::tune::global_tuning_db();
-  const dg::PlanSpace space = dg::PlanSpace::for_backend(backend.kind());
+  dg::PlanSpace space = dg::PlanSpace::for_backend(backend.kind());
+  for (const std::string& change : options.space) dg::set_space_values(space, change);
 
   std::cout << "rtdg bench dg: " << problem->law.name << " on " << problem->disc.K << " "
             << dg::shape_name(problem->disc.element.shape) << "s, backend " << backend.name() << " ("
@@ -242,6 +248,8 @@ void setup_bench(CLI::App& rtdg) {
   dg->add_option("--precision", options->precision, "float, double or float,double (default: the config's)");
   dg->add_option("--set", options->overrides, "override a config value: dotted.key=value");
   dg->add_option("--json", options->json, "write the results as JSON to this file");
+  dg->add_option("--space", options->space,
+                 "replace one list of the plan space for plans tuned now: name=v1,v2,... (e.g. groups=1,2,4)");
   dg->add_option("--runs", options->runs, "timed steps per variant (the median is reported)")->capture_default_str();
   dg->add_option("--tune-budget", options->budget, "seconds of tuning per case when a plan is tuned now")
       ->capture_default_str();

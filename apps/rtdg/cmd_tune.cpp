@@ -89,6 +89,7 @@ struct TuneDgOptions {
   std::string orders;  // empty: the config's order
   std::string precision;  // empty: the config's precision
   std::vector<std::string> overrides;
+  std::vector<std::string> space;  // --space name=values: changes to the backend's plan space
 };
 
 // rtdg tune dg: the DG plan space of the config's law and mesh, per order and precision; every
@@ -96,13 +97,18 @@ struct TuneDgOptions {
 void run_tune_dg(const TuneDgOptions& options) {
   if (rtcg::tune::tune_mode() == rtcg::tune::TuneMode::off)
     throw rtcg::Error("RTDG_TUNE=off disables tuning; unset it (auto) or set RTDG_TUNE=force");
+  for (const std::string& change : options.space) {
+    dg::PlanSpace check;
+    dg::set_space_values(check, change);  // a bad --space fails before the mesh is read
+  }
   auto problem = runner::load_problem(options.config, options.overrides);
   const std::vector<int> orders = options.orders.empty() ? std::vector<int>{problem->cfg.order} : parse_orders(options.orders);
   const std::vector<std::string> precisions =
       options.precision.empty() ? std::vector<std::string>{problem->cfg.precision} : parse_precisions(options.precision);
   auto& backend = rtcg::backend(problem->cfg.backend);
   auto& db = rtcg::tune::global_tuning_db();
-  const auto space = dg::PlanSpace::for_backend(backend.kind());
+  dg::PlanSpace space = dg::PlanSpace::for_backend(backend.kind());
+  for (const std::string& change : options.space) dg::set_space_values(space, change);
   const auto sweep_start = std::chrono::steady_clock::now();
   std::vector<std::string> winners;
   for (const std::string& precision : precisions) {
@@ -155,6 +161,8 @@ void setup_tune(CLI::App& rtdg) {
   dg->add_option("--orders", dg_options->orders, "orders to tune, e.g. 1-7 or 2,4 (default: the config's)");
   dg->add_option("--precision", dg_options->precision, "float, double or float,double (default: the config's)");
   dg->add_option("--set", dg_options->overrides, "override a config value: dotted.key=value");
+  dg->add_option("--space", dg_options->space,
+                 "replace one list of the plan space: name=v1,v2,... (e.g. groups=1,2,4; docs/tuning.md)");
   dg->callback([dg_options] { run_tune_dg(*dg_options); });
 }
 

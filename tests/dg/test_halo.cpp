@@ -99,6 +99,18 @@ Plan fused_plan() {
   return plan;
 }
 
+// Pipelined element groups over the two element ranges of a stage (and halo traces in the
+// face fluxes), with tensor products and split directions.
+Plan pipelined_plan() {
+  Plan plan = fused_plan();
+  plan.stage_elements_per_block = 3;
+  plan.products = Products::tensor;
+  plan.prefetch = Prefetch::on;
+  plan.directions = Directions::split;
+  plan.groups_per_block = 3;
+  return plan;
+}
+
 // Element k's part: alternating by a coarse checkerboard of centroids, so that every part has
 // halo faces in several directions (and periodic ones when the box is periodic in x).
 mesh::Partition checkerboard(const mesh::Mesh& mesh, int parts) {
@@ -226,6 +238,8 @@ std::vector<Case> cases() {
       {"maxwell2d_tm", 2, 6, 3, 2, false, true, Integrator::ssprk3, {}, "tm2d_materials_2parts_ssp"},
       {"maxwell3d", 3, 3, 2, 3, true, false, Integrator::lserk4, {}, "maxwell3d_periodic_3parts"},
       {"maxwell3d", 3, 3, 3, 2, false, false, Integrator::lserk4, fused_plan(), "maxwell3d_2parts_fused"},
+      {"maxwell3d", 3, 3, 2, 3, true, false, Integrator::lserk4, pipelined_plan(), "maxwell3d_periodic_3parts_pipelined"},
+      {"maxwell2d_tm", 2, 6, 3, 2, false, true, Integrator::ssprk3, pipelined_plan(), "tm2d_materials_2parts_pipelined_ssp"},
   };
 }
 

@@ -64,11 +64,12 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
       if (one_order.count(name) && N != 4) continue;
       spec.element = &element(shape, N);
       for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
-        for (const int variant : {0, 1, 2, 3, 4, 5, 6, 7}) {
+        for (const int variant : {0, 1, 2, 3, 4, 5, 6, 7, 8}) {
           // The unfused plan in both layouts, the fused stage kernel with its choices, and
           // its tensor-core products for both derivatives (float: two of them).
           if (variant == 4 && scalar != fluxes::ScalarType::float64) continue;
           if (variant == 7 && scalar != fluxes::ScalarType::float32) continue;
+          if (variant == 8 && N != 4) continue;
           if (few_plans && (variant % 2 || scalar != fluxes::ScalarType::float64)) continue;
           spec.scalar = scalar;
           spec.plan = Plan{};
@@ -104,6 +105,16 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
             spec.plan.directions = N == 4 ? Directions::split : Directions::joint;
             spec.plan.derivative = N != 4 && !nonlinear.count(name) ? Derivative::state : Derivative::flux;
           }
+          // Pipelined element groups (cp.async): tensor products with split directions, and
+          // (variant 2 at order 4) scalar products.
+          if (variant == 8) {
+            spec.plan.products = Products::tensor;
+            spec.plan.prefetch = Prefetch::on;
+            spec.plan.derivative = Derivative::flux;
+            spec.plan.directions = Directions::split;
+            spec.plan.groups_per_block = 3;
+          }
+          if (variant == 2 && N == 4) spec.plan.groups_per_block = 2;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

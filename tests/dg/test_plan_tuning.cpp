@@ -110,7 +110,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off tile_rows=8 directions=joint");
+            "products=scalar prefetch=off tile_rows=8 directions=joint groups=1");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -121,9 +121,15 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("prefetch");
   old_point.erase("tile_rows");
   old_point.erase("directions");
+  old_point.erase("groups");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
+  plan.groups_per_block = 5;
+  EXPECT_EQ(point_of(plan).at("groups"), 5);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  plan.groups_per_block = 1;
   plan.prefetch = Prefetch::off;
   plan.nodes_per_thread = 1;
   plan.products = Products::tensor;
@@ -176,6 +182,59 @@ TEST(PlanTuning, Tf32ProductsStayOutOfHostSpaces) {
       EXPECT_EQ(p.at("tile_rows"), 8) << rtcg::tune::to_string(p);
     }
   }
+}
+
+// Pipelined element groups join only fused plans that prefetch; groups = 1 stays for all.
+TEST(PlanTuning, PipelinedGroupsOnlyWithPrefetch) {
+  PlanSpace space = tiny_space();
+  space.groups_per_block = {1, 3};
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  const std::vector<rtcg::tune::Point> points = plan_search_space(*cavity.solver, space).points();
+  int pipelined = 0, single = 0;
+  for (const rtcg::tune::Point& p : points) {
+    if (p.at("groups") == 1) {
+      ++single;
+      continue;
+    }
+    ++pipelined;
+    EXPECT_EQ(p.at("groups"), 3) << rtcg::tune::to_string(p);
+    EXPECT_EQ(p.at("fusion"), 1) << rtcg::tune::to_string(p);
+    EXPECT_EQ(p.at("prefetch"), 1) << rtcg::tune::to_string(p);
+  }
+  EXPECT_EQ(single, 11);  // the space without groups (Tf32ProductsStayOutOfHostSpaces)
+  EXPECT_GT(pipelined, 0);
+  EXPECT_EQ(plan_search_space(*cavity.solver, tiny_space()).points().size(), 11u);
+}
+
+// rtdg tune dg --space: a list replaced by name, bad input named.
+TEST(PlanTuning, SpaceValuesFromText) {
+  PlanSpace space;
+  set_space_values(space, "groups=1,2,4");
+  EXPECT_EQ(space.groups_per_block, (std::vector<int>{1, 2, 4}));
+  set_space_values(space, "products=scalar,tensor,tf32x3");
+  EXPECT_EQ(space.products, (std::vector<Products>{Products::scalar, Products::tensor, Products::tf32x3}));
+  set_space_values(space, "layouts=element_major");
+  EXPECT_EQ(space.layouts, (std::vector<Layout>{Layout::element_major}));
+  set_space_values(space, "tile_rows=16");
+  EXPECT_EQ(space.tile_rows, (std::vector<int>{16}));
+  set_space_values(space, "elements=3,5");
+  EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
+  auto error_of = [&](const std::string& text) {
+    try {
+      set_space_values(space, text);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("groups"), "plan space 'groups': expected name=value,value,... (e.g. groups=1,2,4)");
+  EXPECT_EQ(error_of("groups=1,,2"), "plan space 'groups=1,,2': an empty value");
+  EXPECT_EQ(error_of("groups=0"), "plan space 'groups=0': groups value '0' is not a whole number in 1..64");
+  EXPECT_EQ(error_of("tile_rows=12"), "plan space 'tile_rows=12': tile_rows are 8 or 16");
+  EXPECT_EQ(error_of("products=tf32"),
+            "plan space 'products=tf32': unknown products 'tf32'; valid values: scalar, tensor, tf32x3");
+  EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
+  EXPECT_EQ(space.groups_per_block, (std::vector<int>{1, 2, 4}));  // a refused change leaves the list
 }
 
 TEST(PlanTuning, BudgetFromTheEnvironment) {

@@ -97,6 +97,25 @@ std::vector<Plan> fused_plans() {
             plan.tile_rows = 16;
             plan.directions = Directions::split;
             return plan;
+          }(),
+          // Pipelined element groups (the next group's loads during this one): scalar and
+          // tensor products, both derivatives, split directions; partial last groups and
+          // blocks with fewer groups than the plan's.
+          [] {
+            Plan plan = fused(Layout::field_major, 4, 2, Operators::shared, Derivative::flux, Products::scalar, Prefetch::on);
+            plan.groups_per_block = 3;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on);
+            plan.groups_per_block = 4;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.directions = Directions::split;
+            plan.groups_per_block = 2;
+            return plan;
           }()};
 }
 
@@ -174,7 +193,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
-                                  "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint");
+                                  "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint groups=1");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan tall = prefetching;
   tall.tile_rows = 16;
@@ -194,8 +213,21 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, TF32 "
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
-                           "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split");
+                           "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split groups=1");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
+  Plan pipelined = split;
+  pipelined.groups_per_block = 4;
+  EXPECT_EQ(pipelined.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, 16-row tiles, directions split, prefetch, 4 groups/block pipelined");
+  EXPECT_EQ(plan_from_text(to_text(pipelined)), pipelined);
+  try {
+    (void)plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                         "derivative=flux products=tensor prefetch=on groups=0");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("groups=0 is not a whole number in 1..64"), std::string::npos) << error.what();
+  }
   EXPECT_EQ(parse_products("tf32x3"), Products::tf32x3);
   try {
     (void)parse_products("tf32");
@@ -296,6 +328,24 @@ TEST(SolverPlans, OversizedPlansAreRefused) {
 
 // Split directions keep every warp's tiles in registers: a block with too many tiles per warp
 // is refused, and so is split with scalar products or the state derivative.
+// Pipelined element groups load the next group's traces during this one: prefetch only.
+TEST(SolverPlans, PipelinedGroupsWithoutPrefetchAreRefused) {
+  Cavity a("maxwell3d", 1, 1, host());
+  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);
+  plan.groups_per_block = 2;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("element groups per block > 1"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("needs prefetch = on"), std::string::npos) << error.what();
+  }
+  plan.prefetch = Prefetch::on;
+  EXPECT_NO_THROW(a.solver->set_plan(plan));
+  plan.groups_per_block = max_groups_per_block + 1;
+  EXPECT_THROW(a.solver->set_plan(plan), Error);
+}
+
 TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
   // Order 1, 15 elements: 96 columns in 3 groups of 4 tiles for 2 warps; 16-row tiles would

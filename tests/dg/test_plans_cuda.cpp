@@ -55,9 +55,11 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   }
   EXPECT_LE(worst, (single ? 1e-4 : 1e-12) * scale);
 
-  // The CUDA space, with the TF32 products the default space leaves out (float only).
+  // The CUDA space, with the TF32 products (float only) and the pipelined element groups the
+  // default space leaves out.
   PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
   space.products.push_back(Products::tf32x3);
+  space.groups_per_block = {1, 2};
   const PlanJob job = make_plan_job(*cuda_case.solver, space);
   rtcg::tune::TimingOptions options = plan_timing_options();
   options.warmup_runs = 0;

@@ -96,9 +96,17 @@ struct GeneratedKernels {
   // The fused family (fusion == stage): its kernels' block size and dynamic shared memory.
   Fusion fusion = Fusion::none;
   int stage_elements_per_block = 0;
+  int stage_groups_per_block = 1;       // element groups of stage_elements_per_block each
   int stage_threads = 0;                // threads per block
   std::size_t stage_shared_bytes = 0;   // dynamic shared memory per block
 };
+
+// Thread blocks of a fused stage launch over `elements` elements: one per groups_per_block
+// groups of stage_elements_per_block elements.
+inline int stage_blocks(int elements, const GeneratedKernels& kernels) {
+  const int groups = (elements + kernels.stage_elements_per_block - 1) / kernels.stage_elements_per_block;
+  return (groups + kernels.stage_groups_per_block - 1) / kernels.stage_groups_per_block;
+}
 
 // Throws dg::Error when the spec is incomplete (no law or element, a condition reading an
 // incident field with no incident given) or when the plan does not fit (shared memory).

@@ -11,6 +11,7 @@
 // per thread block, operators (D, LIFT) read from global memory.
 #pragma once
 
+#include <optional>
 #include <string>
 
 namespace rtdg::dg {
@@ -83,6 +84,8 @@ enum class Prefetch : unsigned char { off, on };
 //          evaluations per node and 2 (DIM - 1) more barriers
 enum class Directions : unsigned char { joint, split };
 
+inline constexpr int max_groups_per_block = 64;
+
 struct Plan {
   Layout layout = Layout::field_major;
   Fusion fusion = Fusion::none;
@@ -104,6 +107,12 @@ struct Plan {
   Prefetch prefetch = Prefetch::off;
   int tile_rows = 8;  // tensor products only: 8 or 16 (see above); tf32x3: 16
   Directions directions = Directions::joint;  // tensor products of the flux derivative only
+  // Element groups per thread block (prefetch = on only): 1, or G > 1 consecutive groups of
+  // NE elements per block, computed one after another while the next group's state and
+  // neighbours' traces arrive in a second shared-memory buffer (cp.async on CUDA, sm_80 and
+  // newer), so a block's loads overlap its own products instead of waiting at its first
+  // barrier. Costs one more state buffer and a trace buffer of shared memory per block.
+  int groups_per_block = 1;  // 1 .. max_groups_per_block
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -129,12 +138,15 @@ Directions parse_directions(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
-// products=scalar prefetch=off tile_rows=8 directions=joint" (an unfused plan: "fusion=none layout=field_major volume_elements=0
+// products=scalar prefetch=off tile_rows=8 directions=joint groups=1" (an unfused plan: "fusion=none layout=field_major volume_elements=0
 // surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
 // word; a fused plan without products= (written before tensor products existed) is scalar,
 // one without prefetch= (written before prefetching existed) does not prefetch, one without
-// tile_rows= has 8-row tiles, one without directions= computes the directions jointly.
+// tile_rows= has 8-row tiles, one without directions= computes the directions jointly, one
+// without groups= has one element group per block.
 std::string to_text(const Plan& plan);
+// `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
+std::optional<int> parse_whole_number(const std::string& text, int low, int high);
 Plan plan_from_text(const std::string& text);
 
 // Elements per block actually used for a kernel whose per-element thread count is

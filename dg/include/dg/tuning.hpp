@@ -46,6 +46,9 @@ struct PlanSpace {
   std::vector<int> tile_rows{8, 16};
   // Tensor products of the flux derivative only.
   std::vector<Directions> directions{Directions::joint, Directions::split};
+  // Element groups per block (prefetching fused plans; CUDA devices of compute capability 8.0
+  // and newer, or the host). Not tried by default until measured to pay (docs/tuning.md).
+  std::vector<int> groups_per_block{1};
   int min_threads = 64;
   int max_threads = 512;
 
@@ -53,14 +56,20 @@ struct PlanSpace {
   static PlanSpace for_backend(rtcg::BackendKind kind);
 };
 
+// A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
+// "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
+// elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
+// directions, groups (values as in plan texts). Throws dg::Error naming what is wrong.
+void set_space_values(PlanSpace& space, const std::string& text);
+
 // The tuning database's family name for DG plans.
 inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
-// operators, derivative, products, prefetch, tile_rows, directions; enums as their integer
-// values). A point without products (stored before tensor products existed) is a scalar plan,
-// one without prefetch does not prefetch, one without tile_rows has 8-row tiles, one without
-// directions computes them jointly.
+// operators, derivative, products, prefetch, tile_rows, directions, groups; enums as their
+// integer values). A point without products (stored before tensor products existed) is a
+// scalar plan, one without prefetch does not prefetch, one without tile_rows has 8-row tiles,
+// one without directions computes them jointly, one without groups has one group per block.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

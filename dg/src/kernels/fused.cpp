@@ -55,6 +55,15 @@
 // its output node's res (u0) into registers there too, so the three global-load latencies of
 // a stage overlap instead of following each other.
 //
+// Pipelined groups (Plan::groups_per_block = G > 1, prefetch only): a block computes the G
+// consecutive groups of NE elements g_first .. g_end - 1 in turn. Group g's state is in buffer
+// (g - g_first) % 2 (sq at 0 or OFF_Q1, [NCOLP][LDQ] each), its neighbours' traces in sT
+// ([NE * NCOMP][LDF] at OFF_T, after everything else). Per group: wait for its loads, zero the
+// padding, barrier, fluxes and face fluxes (reading sT), barrier, issue the next group's loads
+// (RTDG_ASYNC_COPY: cp.async on CUDA, so the thread goes on; a plain copy on the host), then
+// the products and the update, barrier. So a block's loads arrive during its own products,
+// not only during other blocks'.
+//
 // Kernels (T = float or double):
 //   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz, DT, LT, AV, AL,
 //                    prm, T t, halo, H, T a, T b, T dt, int K, int kb, int ke)
@@ -102,6 +111,10 @@ struct Scratch {
   bool split = false;
   int kt0[3] = {0, 0, 0}, kt1[3] = {0, 0, 0};
   long long off_f = 0, off_g = 0, off_y = 0, off_z = 0, off_d = 0, off_l = 0, total = 1;
+  // Plan::groups_per_block > 1: the second state buffer [NCOLP][LDQ] and the neighbours'
+  // traces [NE * NCOMP][LDF] of the group being loaded, after everything else.
+  int gpb = 1;
+  long long off_q1 = 0, off_t = 0;
 };
 
 int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
@@ -134,14 +147,28 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   w.line("  extern __shared__ double rtdg_smem[];");
   w.line("  real* scratch = reinterpret_cast<real*>(rtdg_smem);");
   w.line("  const int tid = static_cast<int>(threadIdx.x);");
-  w.line("  const int k0 = kb + static_cast<int>(blockIdx.x) * NE;");
+  if (scratch.gpb > 1) {
+    w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
+    w.line("  const int g_first = static_cast<int>(blockIdx.x) * GPB;");
+    w.line("  const int g_end = g_first + GPB < rtdg_groups ? g_first + GPB : rtdg_groups;");
+  } else {
+    w.line("  const int k0 = kb + static_cast<int>(blockIdx.x) * NE;");
+  }
   w.line("#define RTDG_SLOTS(s, n) for (int s = tid; s < (n); s += NTHREADS)");
   w.line("#define RTDG_SYNC() __syncthreads()");
   w.line("#else");
   w.line("#pragma omp parallel for schedule(static)");
-  w.line("  for (int block = 0; block < (ke - kb + NE - 1) / NE; ++block) {");
-  w.line("  real scratch[SCRATCH];");
-  w.line("  const int k0 = kb + block * NE;");
+  if (scratch.gpb > 1) {
+    w.line("  for (int block = 0; block < ((ke - kb + NE - 1) / NE + GPB - 1) / GPB; ++block) {");
+    w.line("  real scratch[SCRATCH];");
+    w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
+    w.line("  const int g_first = block * GPB;");
+    w.line("  const int g_end = g_first + GPB < rtdg_groups ? g_first + GPB : rtdg_groups;");
+  } else {
+    w.line("  for (int block = 0; block < (ke - kb + NE - 1) / NE; ++block) {");
+    w.line("  real scratch[SCRATCH];");
+    w.line("  const int k0 = kb + block * NE;");
+  }
   w.line("#define RTDG_SLOTS(s, n) for (int s = 0; s < (n); ++s)");
   w.line("#define RTDG_SYNC()");
   w.line("#endif");
@@ -495,32 +522,13 @@ void write_flux_of_gradient(rtcg::SourceWriter& w, const KernelSpec& spec, const
   }
 }
 
-void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
-                      const std::vector<std::string>& epilogue) {
-  const Element& element = *spec.element;
-  const int dim = element.dim;
+// A group's global loads (the file comment's load phase): the state of the NE elements from
+// element `base` on into `state`, and with prefetch the neighbours' traces of interior faces
+// into `traces` (a [NCOL][LDF] buffer). async: issued as RTDG_ASYNC_COPY (cp.async on CUDA),
+// complete after RTDG_ASYNC_WAIT.
+void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std::string& base, const std::string& state,
+                       const std::string& traces, bool async) {
   const int components = static_cast<int>(spec.law->state_components());
-  const Plan& plan = spec.plan;
-  const bool by_state = plan.derivative == Derivative::state;
-  const bool shared_ops = plan.operators == Operators::shared;
-  const bool tensor = plan.products != Products::scalar;
-  w.line("(void)xyz; (void)prm; (void)t; (void)AV; (void)AL;");
-  w.line("real* sq = scratch;");
-  w.line("real* sF = scratch + OFF_F;");
-  if (!by_state) w.line("real* sG = scratch + OFF_G;");
-  if (tensor) w.line("real* sY = scratch + OFF_Y;");
-  if (tensor && by_state) w.line("real* sZ = scratch + OFF_Z;");
-  if (shared_ops) {
-    w.line("real* sD = scratch + OFF_D;");
-    w.line("real* sL = scratch + OFF_L;");
-    w.line("RTDG_SLOTS(s, DIM * NP * NP) sD[s] = DT[s];");
-    w.line("RTDG_SLOTS(s, NFN * NP) sL[s] = LT[s];");
-    w.line("const real* Dop = sD;");
-    w.line("const real* Lop = sL;");
-  } else if (!tensor) {
-    w.line("const real* Dop = DT;");
-    w.line("const real* Lop = LT;");
-  }
   w.line("// The block's state: NP consecutive values per (element, component) in either layout.");
   {
     auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
@@ -528,55 +536,77 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const int i = s % LDQ;");
     w.line("const int e = col / NCOMP;");
     w.line("const int c = col % NCOMP;");
-    w.line("const int k = k0 + e;");
-    w.line("sq[s] = e < NE && i < NP && k < ke ? q[QIDX(c, k, i)] : real(0);");
+    w.line("const int k = " + base + " + e;");
+    if (async) {
+      w.line("if (e < NE && i < NP && k < ke) RTDG_ASYNC_COPY(" + state + " + s, q + (QIDX(c, k, i)));");
+      w.line("else " + state + "[s] = real(0);");
+    } else {
+      w.line(state + "[s] = e < NE && i < NP && k < ke ? q[QIDX(c, k, i)] : real(0);");
+    }
   }
-  const bool prefetch = plan.prefetch == Prefetch::on;
-  if (prefetch) {
+  if (spec.plan.prefetch != Prefetch::on) return;
+  if (async) {
+    w.line("// The neighbours' traces of interior faces, for the face-flux phase (the same slot, so the");
+    w.line("// same thread, reads them there).");
+  } else {
     w.line("// Prefetch: the neighbours' traces of interior faces go into sF now, with the state's loads;");
     w.line("// the face-flux phase (the same slot, so the same thread) reads them there and writes");
     w.line("// the flux over them.");
-    auto traces = w.block("RTDG_SLOTS(s, NE * NFN)");
-    w.line("const int e = s / NFN;");
-    w.line("const int m = s % NFN;");
-    w.line("const int k = k0 + e;");
-    w.line("if (k >= ke || bcode[k * NFACES + m / NFP] != 0) continue;");
-    w.line("const int p = vmapP[k * NFN + m];");
-    w.line("const int kP = p / NP;");
-    w.line("const int iP = p - kP * NP;");
-    for (int c = 0; c < components; ++c)
-      w.line("sF[(e * NCOMP + " + str(c) + ") * LDF + m] = q[QIDX(" + str(c) + ", kP, iP)];");
   }
-  if (tensor && prefetch) {
-    w.line("#if RTCG_CUDA");
-    w.line("// Prefetch: this thread's output node's res (u0) into registers (one node per thread).");
-    w.line("real pre[NCOMP] = {};");
-    {
-      auto node = w.block("");
-      w.line("const int e = tid / NP;");
-      w.line("const int i = tid - e * NP;");
-      w.line("const int k = k0 + e;");
-      w.line("if (tid < NE * NP && k < ke)");
-      w.line("  for (int c = 0; c < NCOMP; ++c) pre[c] = RTDG_PRE_SOURCE[QIDX(c, k, i)];");
-    }
-    w.line("#endif");
+  auto gather = w.block("RTDG_SLOTS(s, NE * NFN)");
+  w.line("const int e = s / NFN;");
+  w.line("const int m = s % NFN;");
+  w.line("const int k = " + base + " + e;");
+  w.line("if (k >= ke || bcode[k * NFACES + m / NFP] != 0) continue;");
+  w.line("const int p = vmapP[k * NFN + m];");
+  w.line("const int kP = p / NP;");
+  w.line("const int iP = p - kP * NP;");
+  for (int c = 0; c < components; ++c) {
+    const std::string slot = "(e * NCOMP + " + str(c) + ") * LDF + m";
+    if (async) w.line("RTDG_ASYNC_COPY(" + traces + " + " + slot + ", q + (QIDX(" + str(c) + ", kP, iP)));");
+    else w.line(traces + "[" + slot + "] = q[QIDX(" + str(c) + ", kP, iP)];");
   }
-  if (tensor) {
-    w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
-    if (prefetch) {
-      // Only the entries the face-flux phase leaves alone: the prefetched ones are being
-      // written by other threads in this phase.
-      auto zero = w.block("RTDG_SLOTS(s, NCOLP * LDF)");
-      w.line("const int col = s / LDF;");
-      w.line("if (col < NE * NCOMP && s - col * LDF < NFN && k0 + col / NCOMP < ke) continue;");
-      w.line("sF[s] = real(0);");
-    } else {
-      w.line("RTDG_SLOTS(s, NCOLP * LDF) sF[s] = real(0);");
-    }
-    if (!by_state) w.line("RTDG_SLOTS(s, NCOLP * LDG) sG[s] = real(0);");
-  }
-  w.line("RTDG_SYNC();");
+}
 
+// Tensor products with prefetch: this thread's output node's res (u0) into registers.
+void write_update_prefetch(rtcg::SourceWriter& w) {
+  w.line("#if RTCG_CUDA");
+  w.line("// Prefetch: this thread's output node's res (u0) into registers (one node per thread).");
+  w.line("real pre[NCOMP] = {};");
+  {
+    auto node = w.block("");
+    w.line("const int e = tid / NP;");
+    w.line("const int i = tid - e * NP;");
+    w.line("const int k = k0 + e;");
+    w.line("if (tid < NE * NP && k < ke)");
+    w.line("  for (int c = 0; c < NCOMP; ++c) pre[c] = RTDG_PRE_SOURCE[QIDX(c, k, i)];");
+  }
+  w.line("#endif");
+}
+
+// Tensor products: the padding of sF and sG must be zeros. With prefetch, only the entries the
+// face-flux phase leaves alone (the prefetched ones may be being written by other threads).
+void write_padding_zeros(rtcg::SourceWriter& w, const KernelSpec& spec) {
+  const bool prefetch = spec.plan.prefetch == Prefetch::on;
+  w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
+  if (prefetch) {
+    auto zero = w.block("RTDG_SLOTS(s, NCOLP * LDF)");
+    w.line("const int col = s / LDF;");
+    w.line("if (col < NE * NCOMP && s - col * LDF < NFN && k0 + col / NCOMP < ke) continue;");
+    w.line("sF[s] = real(0);");
+  } else {
+    w.line("RTDG_SLOTS(s, NCOLP * LDF) sF[s] = real(0);");
+  }
+  if (spec.plan.derivative != Derivative::state) w.line("RTDG_SLOTS(s, NCOLP * LDG) sG[s] = real(0);");
+}
+
+// The group's volume fluxes (joint G_a) and face fluxes, sq and (prefetch) the neighbours'
+// traces in `traces` loaded; ends before the products' barrier.
+void write_group_fluxes(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
+                        const std::string& traces) {
+  const int dim = spec.element->dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  const bool by_state = spec.plan.derivative == Derivative::state;
   if (!by_state && !sc.split) {
     w.line("// G_a = sum_d (dr_a/dx_d) F_d(u) at every node of the block.");
     auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
@@ -591,28 +621,31 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
       return "sG[(e * NCOMP + " + std::to_string(ca / dim) + ") * LDG + " + std::to_string(ca % dim) + " * NP + i]";
     });
   }
-  {
-    w.line("// Fscale n.(F - F*) at every face node of the block; exterior traces from q.");
-    auto faces = w.block("RTDG_SLOTS(s, NE * NFN)");
-    w.line("const int e = s / NFN;");
-    w.line("const int m = s % NFN;");
-    w.line("const int k = k0 + e;");
-    w.line("if (k >= ke) continue;");
-    w.line("const int f = m / NFP;");
-    w.line("const int iM = rtdg_fmask[m];");
-    w.line("real u[NCOMP];");
-    for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + iM];");
-    if (prefetch)
-      write_face_flux(w, spec, pieces, true, [](int c) { return "sF[(e * NCOMP + " + std::to_string(c) + ") * LDF + m]"; });
-    else
-      write_face_flux(w, spec, pieces);
-    for (int c = 0; c < components; ++c)
-      w.line("sF[(e * NCOMP + " + str(c) + ") * LDF + m] = fg[DIM] * dF[" + str(c) + "];");
-  }
-  // Split directions: the first G pass writes only sG, and its barrier also covers sF.
-  if (!sc.split) w.line("RTDG_SYNC();");
+  w.line("// Fscale n.(F - F*) at every face node of the block; exterior traces from q.");
+  auto faces = w.block("RTDG_SLOTS(s, NE * NFN)");
+  w.line("const int e = s / NFN;");
+  w.line("const int m = s % NFN;");
+  w.line("const int k = k0 + e;");
+  w.line("if (k >= ke) continue;");
+  w.line("const int f = m / NFP;");
+  w.line("const int iM = rtdg_fmask[m];");
+  w.line("real u[NCOMP];");
+  for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + iM];");
+  if (spec.plan.prefetch == Prefetch::on)
+    write_face_flux(w, spec, pieces, true,
+                    [traces](int c) { return traces + "[(e * NCOMP + " + std::to_string(c) + ") * LDF + m]"; });
+  else
+    write_face_flux(w, spec, pieces);
+  for (int c = 0; c < components; ++c)
+    w.line("sF[(e * NCOMP + " + str(c) + ") * LDF + m] = fg[DIM] * dF[" + str(c) + "];");
+}
 
-  if (tensor) {
+// The group's products and update, sq, sF (and joint sG) filled and synced (split: sF only;
+// the G passes follow here).
+void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
+                          const std::vector<std::string>& epilogue) {
+  const bool by_state = spec.plan.derivative == Derivative::state;
+  if (spec.plan.products != Products::scalar) {
     if (sc.split) write_split_products(w, spec, pieces, sc);
     else write_tensor_products(w, spec, sc);
     auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
@@ -689,6 +722,78 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   write_node_update(w, spec, pieces, epilogue);
 }
 
+void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
+                      const std::vector<std::string>& epilogue) {
+  const Plan& plan = spec.plan;
+  const bool by_state = plan.derivative == Derivative::state;
+  const bool shared_ops = plan.operators == Operators::shared;
+  const bool tensor = plan.products != Products::scalar;
+  const bool prefetch = plan.prefetch == Prefetch::on;
+  const bool pipelined = sc.gpb > 1;
+  w.line("(void)xyz; (void)prm; (void)t; (void)AV; (void)AL;");
+  if (!pipelined) w.line("real* sq = scratch;");
+  w.line("real* sF = scratch + OFF_F;");
+  if (!by_state) w.line("real* sG = scratch + OFF_G;");
+  if (tensor) w.line("real* sY = scratch + OFF_Y;");
+  if (tensor && by_state) w.line("real* sZ = scratch + OFF_Z;");
+  if (shared_ops) {
+    w.line("real* sD = scratch + OFF_D;");
+    w.line("real* sL = scratch + OFF_L;");
+    w.line("RTDG_SLOTS(s, DIM * NP * NP) sD[s] = DT[s];");
+    w.line("RTDG_SLOTS(s, NFN * NP) sL[s] = LT[s];");
+    w.line("const real* Dop = sD;");
+    w.line("const real* Lop = sL;");
+  } else if (!tensor) {
+    w.line("const real* Dop = DT;");
+    w.line("const real* Lop = LT;");
+  }
+  if (!pipelined) {
+    write_group_loads(w, spec, "k0", "sq", "sF", false);
+    if (tensor && prefetch) write_update_prefetch(w);
+    if (tensor) write_padding_zeros(w, spec);
+    w.line("RTDG_SYNC();");
+    write_group_fluxes(w, spec, pieces, sc, "sF");
+    // Split directions: the first G pass writes only sG, and its barrier also covers sF.
+    if (!sc.split) w.line("RTDG_SYNC();");
+    write_group_products(w, spec, pieces, sc, epilogue);
+    return;
+  }
+
+  // Pipelined groups (Plan::groups_per_block): groups g_first .. g_end - 1 in turn; group g's
+  // state in buffer (g - g_first) % 2 (sq at 0 or OFF_Q1), its neighbours' traces in sT. The
+  // next group's loads are issued once this group's face fluxes have read sT, and complete
+  // while this group's products run.
+  // Issues the loads of the group whose first element is `base` into state buffer `buffer`.
+  auto issue_loads = [&](const std::string& condition, const std::string& base, const std::string& buffer) {
+    {
+      auto scope = w.block(condition);
+      w.line("const int kn = " + base + ";");
+      w.line("real* sqn = scratch + " + buffer + ";");
+      write_group_loads(w, spec, "kn", "sqn", "sT", true);
+    }
+    w.line("RTDG_ASYNC_COMMIT();");
+  };
+  w.line("// Element groups g_first .. g_end - 1 in turn, each loaded during the one before (cp.async).");
+  w.line("real* sT = scratch + OFF_T;");
+  issue_loads("", "kb + g_first * NE", "0");
+  auto groups = w.block("for (int g = g_first; g < g_end; ++g)");
+  w.line("const int k0 = kb + g * NE;");
+  w.line("real* sq = scratch + ((g - g_first) % 2 ? OFF_Q1 : 0);");
+  if (tensor) write_update_prefetch(w);
+  w.line("RTDG_ASYNC_WAIT();");
+  if (tensor) write_padding_zeros(w, spec);
+  w.line("RTDG_SYNC();");
+  write_group_fluxes(w, spec, pieces, sc, "sT");
+  w.line("RTDG_SYNC();");
+  issue_loads("if (g + 1 < g_end)", "k0 + NE", "((g + 1 - g_first) % 2 ? OFF_Q1 : 0)");
+  {
+    auto products = w.block("");
+    write_group_products(w, spec, pieces, sc, epilogue);
+  }
+  w.line("// sY (over sF and sG) and this group's state buffer are reused by the next groups.");
+  w.line("RTDG_SYNC();");
+}
+
 // The scratch layout for a plan, with the checks that it fits.
 Scratch scratch_of(const KernelSpec& spec) {
   const Element& element = *spec.element;
@@ -703,6 +808,13 @@ Scratch scratch_of(const KernelSpec& spec) {
     throw Error("the plan's nodes_per_thread must be 1 to 8, got " + std::to_string(plan.nodes_per_thread));
   if (plan.tile_rows != 8 && plan.tile_rows != 16)
     throw Error("the plan's tile_rows must be 8 or 16, got " + std::to_string(plan.tile_rows));
+  if (plan.groups_per_block < 1 || plan.groups_per_block > max_groups_per_block)
+    throw Error("the plan's groups_per_block must be 1 to " + std::to_string(max_groups_per_block) + ", got " +
+                std::to_string(plan.groups_per_block));
+  if (plan.groups_per_block > 1 && plan.prefetch != Prefetch::on)
+    throw Error("the plan does not fit: element groups per block > 1 load the next group's state and neighbours' traces "
+                "during this one, which needs prefetch = on");
+  sc.gpb = plan.groups_per_block;
   if (plan.tile_rows != 8 && !tensor)
     throw Error("the plan does not fit: 16-row tiles are for tensor-core products (products = tensor)");
   const bool single = spec.scalar == fluxes::ScalarType::float32;
@@ -788,6 +900,11 @@ Scratch scratch_of(const KernelSpec& spec) {
     sc.off_y = sc.alias_y ? sc.off_g : sc.off_l + l_size;
     sc.total = std::max(1LL, sc.alias_y ? sc.off_l + l_size : sc.off_y + y_size);
   }
+  if (sc.gpb > 1) {
+    sc.off_q1 = sc.total;
+    sc.off_t = sc.off_q1 + q_size;
+    sc.total = sc.off_t + static_cast<long long>(ncol) * sc.ldf;
+  }
   return sc;
 }
 
@@ -811,6 +928,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
                 std::to_string(max_dynamic_shared_bytes) +
                 "; use fewer elements per block or operators in global memory");
   out.stage_elements_per_block = sc.ne;
+  out.stage_groups_per_block = sc.gpb;
   out.stage_threads = sc.threads;
 
   w.line("#define NE " + str(sc.ne));
@@ -830,6 +948,26 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   w.line("#define OFF_D " + str(sc.off_d));
   w.line("#define OFF_L " + str(sc.off_l));
   w.line("#define SCRATCH " + str(sc.total));
+  if (sc.gpb > 1) {
+    w.line("#define GPB " + str(sc.gpb));
+    w.line("#define OFF_Q1 " + str(sc.off_q1));
+    w.line("#define OFF_T " + str(sc.off_t));
+    // cp.async: a global -> shared copy that does not hold the thread (sm_80 and newer); the
+    // host copies at once. WAIT: this thread's copies are complete (then a barrier for others).
+    w.line("#if RTCG_CUDA");
+    w.line("#if __CUDA_ARCH__ < 800");
+    w.line("#error \"element groups per block > 1 (cp.async) need compute capability 8.0 or newer\"");
+    w.line("#endif");
+    w.line("#define RTDG_ASYNC_COPY(dst, src) asm volatile(\"cp.async.ca.shared.global [%0], [%1], " + str(static_cast<int>(real_bytes)) +
+           ";\" :: \"r\"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), \"l\"(src) : \"memory\")");
+    w.line("#define RTDG_ASYNC_COMMIT() asm volatile(\"cp.async.commit_group;\" ::: \"memory\")");
+    w.line("#define RTDG_ASYNC_WAIT() asm volatile(\"cp.async.wait_all;\" ::: \"memory\")");
+    w.line("#else");
+    w.line("#define RTDG_ASYNC_COPY(dst, src) (*(dst) = *(src))");
+    w.line("#define RTDG_ASYNC_COMMIT()");
+    w.line("#define RTDG_ASYNC_WAIT()");
+    w.line("#endif");
+  }
   w.line();
   if (plan.products != Products::scalar) {
     const bool tf32 = plan.products == Products::tf32x3;
@@ -883,6 +1021,11 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   if (pre) w.line("#undef RTDG_PRE");
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");
+  if (sc.gpb > 1) {
+    w.line("#undef RTDG_ASYNC_COPY");
+    w.line("#undef RTDG_ASYNC_COMMIT");
+    w.line("#undef RTDG_ASYNC_WAIT");
+  }
   w.line();
 }
 

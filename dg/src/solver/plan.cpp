@@ -55,6 +55,18 @@ Products parse_products(const std::string& text) { return parse_name(text, produ
 Prefetch parse_prefetch(const std::string& text) { return parse_name(text, prefetch_kinds, "prefetch"); }
 Directions parse_directions(const std::string& text) { return parse_name(text, direction_kinds, "directions"); }
 
+std::optional<int> parse_whole_number(const std::string& text, int low, int high) {
+  std::size_t used = 0;
+  int n = 0;
+  try {
+    n = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != text.size() || n < low || n > high) return std::nullopt;
+  return n;
+}
+
 std::string to_text(const Plan& plan) {
   std::ostringstream text;
   text << "fusion=" << to_string(plan.fusion) << " layout=" << to_string(plan.layout);
@@ -62,7 +74,8 @@ std::string to_text(const Plan& plan) {
     text << " elements=" << plan.stage_elements_per_block << " nodes_per_thread=" << plan.nodes_per_thread
          << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
          << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch)
-         << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions);
+         << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions)
+         << " groups=" << plan.groups_per_block;
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -86,17 +99,11 @@ Plan plan_from_text(const std::string& text) {
   };
   auto number = [&](const std::string& key, int low, int high) {
     const std::string value = take(key);
-    std::size_t used = 0;
-    int n = 0;
-    try {
-      n = std::stoi(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != value.size() || n < low || n > high)
+    const std::optional<int> n = parse_whole_number(value, low, high);
+    if (!n)
       throw Error("plan '" + text + "': " + key + "=" + value + " is not a whole number in " + std::to_string(low) + ".." +
                   std::to_string(high));
-    return n;
+    return *n;
   };
   Plan plan;
   plan.fusion = parse_fusion(take("fusion"));
@@ -114,6 +121,7 @@ Plan plan_from_text(const std::string& text) {
         throw Error("plan '" + text + "': tile_rows=" + std::to_string(plan.tile_rows) + " is not 8 or 16");
     }
     if (words.count("directions")) plan.directions = parse_directions(take("directions"));
+    if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -140,7 +148,8 @@ std::string Plan::describe() const {
             : products == Products::tf32x3 ? ", TF32 tensor cores (3 products)"
                                            : "") +
            (tile_rows != 8 ? ", " + std::to_string(tile_rows) + "-row tiles" : std::string()) +
-           (directions == Directions::split ? ", directions split" : "") + (prefetch == Prefetch::on ? ", prefetch" : "");
+           (directions == Directions::split ? ", directions split" : "") + (prefetch == Prefetch::on ? ", prefetch" : "") +
+           (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) + " groups/block pipelined" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

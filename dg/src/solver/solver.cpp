@@ -233,9 +233,8 @@ struct EngineT final : Engine {
 
   rtcg::LaunchShape stage_shape(int kb, int ke) const {
     rtcg::LaunchShape shape;
-    const int per_block = generated.stage_elements_per_block;
     shape.block = {static_cast<unsigned>(generated.stage_threads), 1, 1};
-    shape.grid = {static_cast<unsigned>((ke - kb + per_block - 1) / per_block), 1, 1};
+    shape.grid = {static_cast<unsigned>(stage_blocks(ke - kb, generated)), 1, 1};
     shape.shared_bytes = static_cast<unsigned>(generated.stage_shared_bytes);
     return shape;
   }

@@ -81,9 +81,61 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.prefetch = {Prefetch::off};
     space.tile_rows = {8};
     space.directions = {Directions::joint};
+    space.groups_per_block = {1};
     space.min_threads = 1;
   }
   return space;
+}
+
+void set_space_values(PlanSpace& space, const std::string& text) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
+    throw Error("plan space '" + text + "': expected name=value,value,... (e.g. groups=1,2,4)");
+  const std::string name = text.substr(0, equals);
+  std::vector<std::string> values;
+  std::stringstream list(text.substr(equals + 1));
+  for (std::string value; std::getline(list, value, ',');) {
+    if (value.empty()) throw Error("plan space '" + text + "': an empty value");
+    values.push_back(value);
+  }
+  auto numbers = [&](int low, int high) {
+    std::vector<int> out;
+    for (const std::string& value : values) {
+      const std::optional<int> n = parse_whole_number(value, low, high);
+      if (!n)
+        throw Error("plan space '" + text + "': " + name + " value '" + value + "' is not a whole number in " +
+                    std::to_string(low) + ".." + std::to_string(high));
+      out.push_back(*n);
+    }
+    return out;
+  };
+  auto names = [&](auto parse) {
+    std::vector<decltype(parse(values[0]))> out;
+    for (const std::string& value : values) {
+      try {
+        out.push_back(parse(value));
+      } catch (const Error& error) {
+        throw Error("plan space '" + text + "': " + error.what());
+      }
+    }
+    return out;
+  };
+  if (name == "layouts") space.layouts = names(parse_layout);
+  else if (name == "elements") space.elements_per_block = numbers(1, 1024);
+  else if (name == "nodes_per_thread") space.nodes_per_thread = numbers(1, 8);
+  else if (name == "operators") space.operators = names(parse_operators);
+  else if (name == "derivatives") space.derivatives = names(parse_derivative);
+  else if (name == "products") space.products = names(parse_products);
+  else if (name == "prefetch") space.prefetch = names(parse_prefetch);
+  else if (name == "tile_rows") {
+    space.tile_rows = numbers(8, 16);
+    for (const int rows : space.tile_rows)
+      if (rows != 8 && rows != 16) throw Error("plan space '" + text + "': tile_rows are 8 or 16");
+  } else if (name == "directions") space.directions = names(parse_directions);
+  else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
+  else
+    throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
+                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, groups");
 }
 
 Point point_of(const Plan& plan) {
@@ -97,7 +149,8 @@ Point point_of(const Plan& plan) {
                {"products", fused ? static_cast<std::int64_t>(plan.products) : 0},
                {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0},
                {"tile_rows", fused ? plan.tile_rows : 8},
-               {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0}};
+               {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0},
+               {"groups", fused ? plan.groups_per_block : 1}};
 }
 
 Plan plan_of(const Point& point) {
@@ -125,6 +178,11 @@ Plan plan_of(const Point& point) {
     plan.tile_rows = tile_rows != point.end() ? static_cast<int>(tile_rows->second) : 8;
     const auto directions = point.find("directions");
     plan.directions = directions != point.end() && directions->second ? Directions::split : Directions::joint;
+    const auto groups = point.find("groups");
+    plan.groups_per_block = groups != point.end() ? static_cast<int>(groups->second) : 1;
+    if (plan.groups_per_block < 1 || plan.groups_per_block > max_groups_per_block)
+      throw Error("a DG plan point with groups outside 1.." + std::to_string(max_groups_per_block) + ": " +
+                  rtcg::tune::to_string(point));
   }
   return plan;
 }
@@ -166,6 +224,11 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (m16 || any_tf32) tile_rows.push_back(16);
   std::vector<std::int64_t> directions = ints(space.directions);
   if (std::find(directions.begin(), directions.end(), 0) == directions.end()) directions.insert(directions.begin(), 0);
+  // Pipelined element groups: cp.async on CUDA needs compute capability 8.0 (the host copies).
+  std::vector<std::int64_t> groups = ints(space.groups_per_block);
+  if (cuda && device.compute_capability_major < 8) groups = {1};
+  std::erase_if(groups, [](std::int64_t g) { return g < 1 || g > max_groups_per_block; });
+  if (std::find(groups.begin(), groups.end(), 1) == groups.end()) groups.insert(groups.begin(), 1);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -180,7 +243,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("products", products)
       .parameter("prefetch", prefetch)
       .parameter("tile_rows", tile_rows)
-      .parameter("directions", directions);
+      .parameter("directions", directions)
+      .parameter("groups", groups);
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
@@ -195,6 +259,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    if (kind == 2) return rows == 16;
                    return rows == 8 || m16;
                  });
+  out.constraint("element groups per block > 1: fused plans that prefetch only",
+                 [](const Point& p) { return p.at("groups") == 1 || (p.at("fusion") == 1 && p.at("prefetch") == 1); });
   out.constraint("directions split: tensor products of the flux derivative only",
                  [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
@@ -280,7 +346,7 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
     if (kernels.fusion == Fusion::stage) {
       rtcg::LaunchShape shape;
       shape.block = {static_cast<unsigned>(kernels.stage_threads), 1, 1};
-      shape.grid = {grid(kernels.stage_elements_per_block), 1, 1};
+      shape.grid = {static_cast<unsigned>(stage_blocks(K, kernels)), 1, 1};
       shape.shared_bytes = static_cast<unsigned>(kernels.stage_shared_bytes);
       variant.launches.emplace_back(ssp ? "rtdg_stage_ssp" : "rtdg_stage_lserk", shape);
     } else {

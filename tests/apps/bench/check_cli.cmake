@@ -18,12 +18,22 @@ if(KIND STREQUAL "bad_orders")
       message(FATAL_ERROR "--orders ${orders}: expected \"${expected}\" in:\n${err}")
     endif()
   endforeach()
+  # So is a bad --space, for both commands.
+  foreach(command bench tune)
+    execute_process(COMMAND "${RTDG}" ${command} dg "${CONFIG}" --space group=2 --set run.backend=host
+      WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    string(FIND "${err}" "plan space 'group=2': unknown name 'group'" at)
+    if(rc EQUAL 0 OR at EQUAL -1)
+      message(FATAL_ERROR "${command} dg --space group=2: rc ${rc}, expected the unknown name in:\n${err}")
+    endif()
+  endforeach()
   return()
 elseif(KIND STREQUAL "bench")
   execute_process(COMMAND "${RTDG}" bench dg "${CONFIG}" ${common} --runs 2 --json "${WORK}/bench.json"
     WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 else()
-  execute_process(COMMAND "${RTDG}" tune dg "${CONFIG}" ${common}
+  # The host space widened from the command line: prefetching plans, pipelined or not.
+  execute_process(COMMAND "${RTDG}" tune dg "${CONFIG}" ${common} --space prefetch=on --space groups=1,2
     WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 endif()
 message("${out}")
@@ -32,6 +42,9 @@ if(NOT rc EQUAL 0)
 endif()
 
 if(KIND STREQUAL "tune")
+  if(NOT out MATCHES "2 groups/block pipelined")
+    message(FATAL_ERROR "no pipelined plan in the variant tables")
+  endif()
   foreach(N 1 2)
     if(NOT out MATCHES "order ${N} double: [0-9.]+ ms/stage")
       message(FATAL_ERROR "no winner line for order ${N}")
