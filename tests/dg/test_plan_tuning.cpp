@@ -229,6 +229,7 @@ TEST(PlanTuning, SpaceValuesFromText) {
   };
   EXPECT_EQ(error_of("groups"), "plan space 'groups': expected name=value,value,... (e.g. groups=1,2,4)");
   EXPECT_EQ(error_of("groups=1,,2"), "plan space 'groups=1,,2': an empty value");
+  EXPECT_EQ(error_of("groups=1,2,"), "plan space 'groups=1,2,': an empty value");
   EXPECT_EQ(error_of("groups=0"), "plan space 'groups=0': groups value '0' is not a whole number in 1..64");
   EXPECT_EQ(error_of("tile_rows=12"), "plan space 'tile_rows=12': tile_rows are 8 or 16");
   EXPECT_EQ(error_of("products=tf32"),

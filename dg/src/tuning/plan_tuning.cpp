@@ -98,6 +98,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     if (value.empty()) throw Error("plan space '" + text + "': an empty value");
     values.push_back(value);
   }
+  if (text.back() == ',') throw Error("plan space '" + text + "': an empty value");
   auto numbers = [&](int low, int high) {
     std::vector<int> out;
     for (const std::string& value : values) {
