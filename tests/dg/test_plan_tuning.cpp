@@ -206,6 +206,44 @@ TEST(PlanTuning, PipelinedGroupsOnlyWithPrefetch) {
   EXPECT_EQ(plan_search_space(*cavity.solver, tiny_space()).points().size(), 11u);
 }
 
+// A space without the default plan's layout (rtdg tune dg --space layouts=element_major) or
+// without unfused plans still holds the default plan, the reference every variant is checked
+// and timed against, and no other plan of what was left out.
+TEST(PlanTuning, TheDefaultPlanStaysInEverySpace) {
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  const rtcg::tune::Point reference = point_of(Plan{});
+  ASSERT_EQ(reference.at("layout"), static_cast<std::int64_t>(Layout::field_major));
+  for (const bool unfused : {true, false}) {
+    PlanSpace space = tiny_space();
+    space.layouts = {Layout::element_major};
+    space.unfused = unfused;
+    const std::vector<rtcg::tune::Point> points = plan_search_space(*cavity.solver, space).points();
+    int references = 0, element_major_unfused = 0;
+    for (const rtcg::tune::Point& p : points) {
+      if (p == reference) {
+        ++references;
+        continue;
+      }
+      EXPECT_EQ(p.at("layout"), static_cast<std::int64_t>(Layout::element_major)) << rtcg::tune::to_string(p);
+      if (p.at("fusion") == 0) ++element_major_unfused;
+    }
+    EXPECT_EQ(references, 1);
+    EXPECT_EQ(element_major_unfused, unfused ? 1 : 0);
+    EXPECT_EQ(points.size(), unfused ? 12u : 11u);  // the 10 fused plans, the default, unfused element-major
+  }
+  // And the tuner accepts it (it refuses a space without its default point).
+  PlanSpace space = tiny_space();
+  space.layouts = {Layout::element_major};
+  space.derivatives = {Derivative::flux};
+  space.products = {Products::scalar};
+  space.prefetch = {Prefetch::off};
+  space.directions = {Directions::joint};
+  rtcg::tune::TuningDb db(scratch_db("layouts"));
+  const PlanChoice tuned = choose_plan(*cavity.solver, rtcg::tune::TuneMode::force, db, 0, space);
+  ASSERT_TRUE(tuned.tuned.has_value());
+  for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_TRUE(t.ok()) << t.status << ": " << t.reason;
+}
+
 // rtdg tune dg --space: a list replaced by name, bad input named.
 TEST(PlanTuning, SpaceValuesFromText) {
   PlanSpace space;

@@ -31,6 +31,8 @@ namespace rtdg::dg {
 // Unfused plans (the default's family): one per layout, elements per block automatic.
 struct PlanSpace {
   std::vector<Layout> layouts{Layout::field_major, Layout::element_major};
+  // Unfused plans (three kernels per stage) in each layout. The default plan (unfused,
+  // field-major) is the reference and stays in every space, whatever this and `layouts` say.
   bool unfused = true;
   std::vector<int> elements_per_block{1, 2, 4, 8, 16, 32, 64, 128};
   std::vector<int> nodes_per_thread{1, 2};

@@ -198,7 +198,14 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   };
-  std::vector<std::int64_t> fusion = space.unfused ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{1};
+  // The default plan is the reference every variant is checked and timed against, so it stays
+  // in the space whatever the lists say; constraints below keep the lists' meaning for the rest.
+  const Point reference = point_of(Plan{});
+  const std::int64_t reference_layout = reference.at("layout");
+  std::vector<std::int64_t> fusion{0, 1};
+  std::vector<std::int64_t> layouts = ints(space.layouts);
+  const bool all_layouts_asked = std::find(layouts.begin(), layouts.end(), reference_layout) != layouts.end();
+  if (!all_layouts_asked) layouts.insert(std::upper_bound(layouts.begin(), layouts.end(), reference_layout), reference_layout);
   std::vector<std::int64_t> elements = ints(space.elements_per_block);
   elements.insert(elements.begin(), 0);  // the unfused plans' placeholder
   std::vector<std::int64_t> derivative;
@@ -236,7 +243,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
 
   rtcg::tune::SearchSpace out;
   out.parameter("fusion", fusion)
-      .parameter("layout", ints(space.layouts))
+      .parameter("layout", layouts)
       .parameter("elements", elements)
       .parameter("nodes_per_thread", npt)
       .parameter("operators", operators)
@@ -246,6 +253,13 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("tile_rows", tile_rows)
       .parameter("directions", directions)
       .parameter("groups", groups);
+  const bool unfused = space.unfused;
+  out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
+                 [=](const Point& p) {
+                   if (p == reference) return true;
+                   if (p.at("fusion") == 0 && !unfused) return false;
+                   return all_layouts_asked || p.at("layout") != reference_layout;
+                 });
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
