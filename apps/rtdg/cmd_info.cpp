@@ -23,6 +23,9 @@ nlohmann::json device_json(const rtcg::DeviceInfo& info) {
           {"max_threads_per_block", info.max_threads_per_block},
           {"max_threads_per_multiprocessor", info.max_threads_per_multiprocessor},
           {"max_shared_memory_per_block_optin", info.max_shared_memory_per_block_optin},
+          {"max_shared_memory_per_multiprocessor", info.max_shared_memory_per_multiprocessor},
+          {"max_blocks_per_multiprocessor", info.max_blocks_per_multiprocessor},
+          {"reserved_shared_memory_per_block", info.reserved_shared_memory_per_block},
           {"driver_version", info.driver_version},
           {"pci_bus_id", info.pci_bus_id}};
 }

@@ -36,6 +36,7 @@ PlanSpace tiny_space() {
   space.products = {Products::scalar, Products::tensor};
   space.prefetch = {Prefetch::off, Prefetch::on};
   space.directions = {Directions::joint, Directions::split};
+  space.groups_per_block = {1};
   space.min_threads = 1;
   return space;
 }
@@ -204,6 +205,58 @@ TEST(PlanTuning, PipelinedGroupsOnlyWithPrefetch) {
   EXPECT_EQ(single, 11);  // the space without groups (Tf32ProductsStayOutOfHostSpaces)
   EXPECT_GT(pipelined, 0);
   EXPECT_EQ(plan_search_space(*cavity.solver, tiny_space()).points().size(), 11u);
+}
+
+// The H100's occupancy limits (cuDeviceGetAttribute on an H100 80GB HBM3).
+rtcg::DeviceInfo h100_limits() {
+  rtcg::DeviceInfo device;
+  device.max_threads_per_multiprocessor = 2048;
+  device.max_blocks_per_multiprocessor = 32;
+  device.max_shared_memory_per_multiprocessor = 233472;
+  device.reserved_shared_memory_per_block = 1024;
+  return device;
+}
+
+TEST(PlanTuning, BlocksPerMultiprocessor) {
+  const rtcg::DeviceInfo device = h100_limits();
+  EXPECT_EQ(blocks_per_multiprocessor(device, 480, 148224), 1);  // shared memory: 233472 / 149248
+  EXPECT_EQ(blocks_per_multiprocessor(device, 160, 26880), 8);   // shared memory: 233472 / 27904
+  EXPECT_EQ(blocks_per_multiprocessor(device, 160, 0), 12);      // threads: 2048 / 160
+  EXPECT_EQ(blocks_per_multiprocessor(device, 32, 1024), 32);    // the block limit
+  EXPECT_EQ(blocks_per_multiprocessor(rtcg::DeviceInfo{}, 160, 26880), 0);  // limits unknown (host)
+}
+
+// Pipelined groups are compiled only where they cost no blocks per SM: at order 7 (double,
+// 4 elements, 16-row tiles of the state derivative) the plan runs one block per SM either way;
+// at order 4 (the split flux derivative) pipelining would take 8 blocks per SM down to 5.
+TEST(PlanTuning, PipelinedGroupsArePrunedWhereTheyCostBlocksPerSM) {
+  auto spec_for = [](const test::Cavity& cavity, const std::string& plan) {
+    KernelSpec spec = cavity.solver->kernel_spec();
+    spec.plan = plan_from_text(plan);
+    return spec;
+  };
+  const std::string common = "fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global "
+                             "products=tensor prefetch=on ";
+  Cavity order7("maxwell3d", 1, 7, host());
+  const std::string state16 = common + "derivative=state tile_rows=16 directions=joint";
+  EXPECT_EQ(pipelining_pruned(spec_for(order7, state16 + " groups=2"), h100_limits()), "");
+  EXPECT_EQ(pipelining_pruned(spec_for(order7, state16 + " groups=4"), h100_limits()), "");
+  Cavity order4("maxwell3d", 1, 4, host());
+  const std::string split = common + "derivative=flux tile_rows=8 directions=split";
+  const std::string why = pipelining_pruned(spec_for(order4, split + " groups=2"), h100_limits());
+  EXPECT_EQ(why.rfind("pipelined groups would cost blocks per SM: 5 instead of 8 (", 0), 0u) << why;
+  EXPECT_EQ(pipelining_pruned(spec_for(order4, split + " groups=1"), h100_limits()), "");  // nothing to prune
+  EXPECT_EQ(pipelining_pruned(spec_for(order4, split + " groups=2"), rtcg::DeviceInfo{}), "");  // the host
+
+  // In a tuning job: pruned before compiling, with the rule as the reason; the host (no
+  // limits) compiles every pipelined plan.
+  PlanSpace space = tiny_space();
+  space.groups_per_block = {1, 2};
+  Cavity small("maxwell2d_tm", 2, 2, host());
+  rtcg::tune::TuningDb db(scratch_db("pruned"));
+  const PlanChoice tuned = choose_plan(*small.solver, rtcg::tune::TuneMode::force, db, 0, space);
+  ASSERT_TRUE(tuned.tuned.has_value());
+  for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_NE(t.status, "pruned") << t.reason;
 }
 
 // A space without the default plan's layout (rtdg tune dg --space layouts=element_major) or

@@ -225,6 +225,31 @@ TEST(Tuner, DropsBrokenVariantsAndKeepsTheReasons) {
   EXPECT_NE(table.find("5 variants, 4 dropped"), std::string::npos) << table;
 }
 
+// A generator's Pruned: the point is dropped before compiling with status "pruned" and the
+// rule as its reason; the others are compiled and timed as usual.
+TEST(Tuner, PrunedPointsAreNotCompiled) {
+  rtcg::tune::Job job = sleeping_job();
+  job.space = {};
+  job.space.parameter("cost", {1, 2, 3});
+  job.default_point = {{"cost", 1}};
+  const auto sleep_generate = job.generate;
+  auto generated = std::make_shared<std::atomic<int>>(0);
+  job.generate = [sleep_generate, generated](const Point& point) {
+    if (point.at("cost") == 2) throw rtcg::tune::Pruned("it would lose occupancy: 1 block per SM instead of 2");
+    ++*generated;
+    return sleep_generate(point);
+  };
+  const auto result = rtcg::tune::Tuner(host(), fast_options()).tune(job);
+  ASSERT_EQ(result.variants.size(), 3u);
+  EXPECT_TRUE(result.variants[0].ok());
+  EXPECT_EQ(result.variants[1].status, "pruned");
+  EXPECT_EQ(result.variants[1].reason, "it would lose occupancy: 1 block per SM instead of 2");
+  EXPECT_TRUE(result.variants[1].times_ms.empty());
+  EXPECT_TRUE(result.variants[2].ok());
+  EXPECT_EQ(generated->load(), 2);
+  EXPECT_EQ(result.best().point.at("cost"), 1);
+}
+
 TEST(Tuner, RejectsADefaultOutsideTheSpace) {
   rtcg::tune::Job job = sleeping_job();
   job.default_point = {{"cost", 3}};

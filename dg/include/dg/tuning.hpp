@@ -12,12 +12,15 @@
 // its largest entry; a variant that does not is dropped with the difference found.
 #pragma once
 
+#include "dg/kernels.hpp"
 #include "dg/plan.hpp"
 #include "dg/solver.hpp"
 
+#include <rtcg/backend.hpp>
 #include <rtcg/tuner.hpp>
 #include <rtcg/tuning_db.hpp>
 
+#include <cstddef>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -49,10 +52,14 @@ struct PlanSpace {
   // Tensor products of the flux derivative only.
   std::vector<Directions> directions{Directions::joint, Directions::split};
   // Element groups per block (prefetching fused plans; CUDA devices of compute capability 8.0
-  // and newer, or the host). Not tried by default until measured to pay (docs/tuning.md).
-  std::vector<int> groups_per_block{1};
+  // and newer, or the host). With `prune`, G > 1 is compiled only where it costs no thread
+  // blocks per SM (pipelining_pruned); measured on the H100 that is where it wins (order 7).
+  std::vector<int> groups_per_block{1, 2};
   int min_threads = 64;
   int max_threads = 512;
+  // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
+  // today pipelined groups that would cost blocks per SM. Off to check every plan (gpu tests).
+  bool prune = true;
 
   // The defaults above on CUDA; on host a small space (each variant is a C++ compile).
   static PlanSpace for_backend(rtcg::BackendKind kind);
@@ -77,6 +84,22 @@ Plan plan_of(const rtcg::tune::Point& point);
 
 // The search space for this solver's law and element.
 rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace& space);
+
+// Thread blocks of `threads` threads and `shared_bytes` of dynamic shared memory each that fit
+// on one SM by the device's limits on threads, blocks and shared memory (registers are known
+// only after compiling and are not counted); 0 when the device does not give those limits
+// (the host backend).
+int blocks_per_multiprocessor(const rtcg::DeviceInfo& device, int threads, std::size_t shared_bytes);
+
+// Why the pipelined plan of `spec` (groups_per_block > 1) is not worth compiling on `device`,
+// or "" when it is. Pipelining overlaps a block's next loads with its own products, which
+// pays where few blocks share an SM; its second state buffer and trace buffer cost shared
+// memory, and where that costs a block per SM the other blocks' overlap is lost (measured on
+// the H100, 2026-11-25: pipelined plans 15-20 % slower at orders 2-6 in double, where they
+// cost blocks, 4 % faster at order 7, where the unpipelined plan already runs one block per
+// SM). So: pruned when the pipelined plan fits fewer blocks per SM than the same plan with
+// one group. Never pruned where the device gives no limits (the host).
+std::string pipelining_pruned(const KernelSpec& spec, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

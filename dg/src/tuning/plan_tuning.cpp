@@ -311,6 +311,31 @@ double useful_stage_flops(const Solver& solver) {
   return per_node * static_cast<double>(solver.discretization().K) * e.Np;
 }
 
+int blocks_per_multiprocessor(const rtcg::DeviceInfo& device, int threads, std::size_t shared_bytes) {
+  if (device.max_threads_per_multiprocessor <= 0 || device.max_blocks_per_multiprocessor <= 0 ||
+      device.max_shared_memory_per_multiprocessor <= 0 || threads <= 0)
+    return 0;
+  int blocks = std::min(device.max_blocks_per_multiprocessor, device.max_threads_per_multiprocessor / threads);
+  const std::size_t per_block = shared_bytes + static_cast<std::size_t>(std::max(0, device.reserved_shared_memory_per_block));
+  if (shared_bytes > 0)
+    blocks = std::min(blocks, static_cast<int>(static_cast<std::size_t>(device.max_shared_memory_per_multiprocessor) / per_block));
+  return blocks;
+}
+
+std::string pipelining_pruned(const KernelSpec& spec, const rtcg::DeviceInfo& device) {
+  if (spec.plan.fusion != Fusion::stage || spec.plan.groups_per_block <= 1) return {};
+  KernelSpec single = spec;
+  single.plan.groups_per_block = 1;
+  const GeneratedKernels one = generate_kernels(single);
+  const GeneratedKernels pipelined = generate_kernels(spec);
+  const int blocks_one = blocks_per_multiprocessor(device, one.stage_threads, one.stage_shared_bytes);
+  const int blocks_pipelined = blocks_per_multiprocessor(device, pipelined.stage_threads, pipelined.stage_shared_bytes);
+  if (blocks_one == 0 || blocks_pipelined >= blocks_one) return {};
+  return "pipelined groups would cost blocks per SM: " + std::to_string(blocks_pipelined) + " instead of " +
+         std::to_string(blocks_one) + " (" + std::to_string(pipelined.stage_shared_bytes) + " instead of " +
+         std::to_string(one.stage_shared_bytes) + " bytes of shared memory per block)";
+}
+
 PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   auto context = std::make_shared<Context>();
   Context& ctx = *context;
@@ -350,9 +375,15 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   const KernelSpec base = solver.kernel_spec();
   const int K = solver.discretization().K;
   const bool ssp = solver.setup().integrator == Integrator::ssprk3;
-  job.generate = [base, K, ssp, context](const Point& point) {
+  // Rules that drop a plan before it is compiled (PlanSpace::prune); only where the device
+  // gives its occupancy limits, i.e. on CUDA.
+  const rtcg::DeviceInfo device = solver.backend().device_info();
+  const bool prune = space.prune;
+  job.generate = [base, K, ssp, context, device, prune](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
+    if (prune)
+      if (std::string why = pipelining_pruned(spec, device); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     rtcg::tune::Variant variant;
     variant.program.name = kernels.name;
@@ -481,8 +512,13 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
   char line[400];
   std::snprintf(line, sizeof line, "%-100s %10s %10s %9s %9s  %s\n", "plan", "ms/step", "ms/stage", "GB/s", "GFLOP/s", "status");
   text << line;
+  std::size_t pruned = 0;
   for (std::size_t k = 0; k < result.variants.size(); ++k) {
     const rtcg::tune::Timing& t = result.variants[k];
+    if (t.status == "pruned") {  // counted below, not listed: rules, not measurements
+      ++pruned;
+      continue;
+    }
     const bool winner = result.winner && *result.winner == k;
     std::string status = t.ok() ? (winner ? "winner" : (t.stopped_early ? "ok (stopped early)" : "ok")) : t.status + ": " + t.reason;
     if (t.ok()) {
@@ -496,9 +532,11 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
     }
     text << line;
   }
-  std::snprintf(line, sizeof line, "%zu variants, compile %.1f s, timing %.1f s\n", result.variants.size(),
+  std::snprintf(line, sizeof line, "%zu variants, compile %.1f s, timing %.1f s\n", result.variants.size() - pruned,
                 result.compile_seconds, result.timing_seconds);
   text << line;
+  if (pruned > 0)
+    text << pruned << " more pruned before compiling (pipelined groups that would cost thread blocks per SM)\n";
   return text.str();
 }
 

@@ -33,6 +33,11 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   int max_threads_per_multiprocessor = 0;
   int max_shared_memory_per_block_optin = 0;
+  // Occupancy limits (CUDA; 0 where unknown, e.g. the host): shared memory and thread blocks
+  // per SM, and the shared memory the system reserves per block (1 KiB on sm_80 and newer).
+  int max_shared_memory_per_multiprocessor = 0;
+  int max_blocks_per_multiprocessor = 0;
+  int reserved_shared_memory_per_block = 0;
   int warp_size = 0;
   int driver_version = 0;           // e.g. 13000
   std::string pci_bus_id;

@@ -37,6 +37,14 @@ struct Variant {
   std::function<void(const Module&)> run;
 };
 
+// Thrown by a generator for a point that a rule says cannot win (it would lose occupancy, it
+// repeats another point): the variant is dropped before compiling, with status "pruned" and
+// the message as its reason, and is not counted as a failure.
+class Pruned : public Error {
+public:
+  using Error::Error;
+};
+
 struct Job {
   std::string family;         // e.g. "axpy": the kernel family in the database
   ProblemClass problem;

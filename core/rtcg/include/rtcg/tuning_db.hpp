@@ -62,7 +62,7 @@ ProblemClass array_problem(ScalarType type, std::size_t n);
 // One variant's measurements (or why it was dropped).
 struct Timing {
   Point point;
-  std::string status;  // "ok", or why dropped: "generate", "compile", "spill", "launch", "run", "check"
+  std::string status;  // "ok", or why dropped: "pruned", "generate", "compile", "spill", "launch", "run", "check"
   std::string reason;  // the details for a dropped variant
   std::vector<double> times_ms;  // every timed run, in order
   double median_ms = 0;

@@ -176,6 +176,10 @@ TuningResult Tuner::tune(const Job& job) const {
         Variant variant;
         try {
           variant = job.generate(points[k]);
+        } catch (const Pruned& pruned) {
+          timing.status = "pruned";
+          timing.reason = first_line(pruned.what());
+          continue;
         } catch (const std::exception& error) {
           timing.status = "generate";
           timing.reason = first_line(error.what());
