@@ -95,7 +95,7 @@ int blocks_per_multiprocessor(const rtcg::DeviceInfo& device, int threads, std::
 // or "" when it is. Pipelining overlaps a block's next loads with its own products, which
 // pays where few blocks share an SM; its second state buffer and trace buffer cost shared
 // memory, and where that costs a block per SM the other blocks' overlap is lost (measured on
-// the H100, 2026-11-25: pipelined plans 15-20 % slower at orders 2-6 in double, where they
+// the H100, 2026-11-25: the best pipelined plans 10-19 % slower at orders 2-6 in double, where they
 // cost blocks, 4 % faster at order 7, where the unpipelined plan already runs one block per
 // SM). So: pruned when the pipelined plan fits fewer blocks per SM than the same plan with
 // one group. Never pruned where the device gives no limits (the host).
