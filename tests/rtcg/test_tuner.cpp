@@ -248,6 +248,9 @@ TEST(Tuner, PrunedPointsAreNotCompiled) {
   EXPECT_TRUE(result.variants[2].ok());
   EXPECT_EQ(generated->load(), 2);
   EXPECT_EQ(result.best().point.at("cost"), 1);
+  const std::string table = rtcg::tune::format_table(result);
+  EXPECT_NE(table.find("dropped (pruned): it would lose occupancy"), std::string::npos) << table;
+  EXPECT_NE(table.find("3 variants, 0 dropped, 1 pruned; compiled in"), std::string::npos) << table;
 }
 
 TEST(Tuner, RejectsADefaultOutsideTheSpace) {

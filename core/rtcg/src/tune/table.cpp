@@ -38,14 +38,18 @@ std::string format_table(const TuningResult& result) {
       out << line << "dropped (" << v.status << "): " << v.reason << "\n";
     }
   }
+  const auto pruned =
+      std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return t.status == "pruned"; });
   const auto dropped =
-      std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return !t.ok(); });
-  if (result.compile_seconds > 0 || result.timing_seconds > 0)
-    std::snprintf(line, sizeof line, "%zu variants, %ld dropped; compiled in %.1f s, timed in %.1f s\n",
-                  result.variants.size(), static_cast<long>(dropped), result.compile_seconds, result.timing_seconds);
-  else  // a stored record: the database keeps timings, not how long tuning took
-    std::snprintf(line, sizeof line, "%zu variants, %ld dropped\n", result.variants.size(), static_cast<long>(dropped));
+      std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return !t.ok(); }) - pruned;
+  std::snprintf(line, sizeof line, "%zu variants, %ld dropped", result.variants.size(), static_cast<long>(dropped));
   out << line;
+  if (pruned > 0) out << ", " << pruned << " pruned";
+  if (result.compile_seconds > 0 || result.timing_seconds > 0) {
+    std::snprintf(line, sizeof line, "; compiled in %.1f s, timed in %.1f s", result.compile_seconds, result.timing_seconds);
+    out << line;
+  }  // else a stored record: the database keeps timings, not how long tuning took
+  out << "\n";
   if (result.winner) {
     const Timing& best = result.variants[*result.winner];
     std::snprintf(line, sizeof line, " (%.4f ms", best.median_ms);

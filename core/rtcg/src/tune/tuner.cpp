@@ -285,10 +285,13 @@ TuningResult Tuner::tune(const Job& job) const {
     const Timing& t = result.variants[k];
     if (t.ok() && (!result.winner || t.median_ms < result.variants[*result.winner].median_ms)) result.winner = k;
   }
+  const auto pruned =
+      std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return t.status == "pruned"; });
   const auto dropped =
-      std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return !t.ok(); });
-  log().info("tuned {} ({}) on {}: {} variants ({} dropped), compile {:.1f} s, timing {:.1f} s, winner {}", job.family,
-             job.problem.describe(), result.device.describe(), points.size(), dropped, result.compile_seconds,
+      std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return !t.ok(); }) - pruned;
+  log().info("tuned {} ({}) on {}: {} variants ({} dropped{}), compile {:.1f} s, timing {:.1f} s, winner {}", job.family,
+             job.problem.describe(), result.device.describe(), points.size(), dropped,
+             pruned ? ", " + std::to_string(pruned) + " pruned" : std::string(), result.compile_seconds,
              result.timing_seconds, result.winner ? to_string(result.variants[*result.winner].point) : "none");
   return result;
 }
