@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 
 namespace rtdg::dg {
@@ -88,6 +89,33 @@ std::vector<CudaCase> cases() {
   }
   for (int N : {1, 4, 7}) out.push_back({"maxwell2d_tm", 3, N, fluxes::ScalarType::float64});
   return out;
+}
+
+// The pruning rule's count of blocks per SM against the driver's occupancy calculator, for a
+// kernel of few registers (so threads, blocks and shared memory are what limit it).
+TEST(CudaOccupancy, BlocksPerMultiprocessorMatchesTheDriver) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  rtcg::Backend& cuda = rtcg::backend("cuda");
+  const rtcg::DeviceInfo device = cuda.device_info();
+  ASSERT_GT(device.max_shared_memory_per_multiprocessor, 0);
+  ASSERT_GT(device.max_blocks_per_multiprocessor, 0);
+  ASSERT_GE(device.max_shared_memory_per_multiprocessor, device.max_shared_memory_per_block_optin);
+  rtcg::Program program;
+  program.name = "occupancy_probe";
+  program.source = "RTCG_KERNEL(probe)(double* RTCG_RESTRICT y, long long n) {\n"
+                   "  RTCG_GLOBAL_LOOP(i, n) { y[i] = 2.0 * y[i]; }\n"
+                   "}\n";
+  const auto kernel = cuda.compile(program)->kernel("probe");
+  for (const int threads : {64, 160, 480})
+    for (const std::size_t shared : {std::size_t{0}, std::size_t{9984}, std::size_t{26880}, std::size_t{49920},
+                                     std::size_t{76032}, std::size_t{148224}, std::size_t{200448}}) {
+      const std::optional<double> occupancy = kernel->occupancy(threads, shared);
+      ASSERT_TRUE(occupancy.has_value());
+      const int driver_blocks =
+          static_cast<int>(std::lround(*occupancy * device.max_threads_per_multiprocessor / threads));
+      EXPECT_EQ(blocks_per_multiprocessor(device, threads, shared), driver_blocks)
+          << threads << " threads, " << shared << " bytes of shared memory";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, CudaPlans, ::testing::ValuesIn(cases()), [](const auto& p) {
