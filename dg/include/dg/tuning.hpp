@@ -100,6 +100,8 @@ int blocks_per_multiprocessor(const rtcg::DeviceInfo& device, int threads, std::
 // SM). So: pruned when the pipelined plan fits fewer blocks per SM than the same plan with
 // one group. Never pruned where the device gives no limits (the host).
 std::string pipelining_pruned(const KernelSpec& spec, const rtcg::DeviceInfo& device);
+// The same with the pipelined plan's kernels already generated (the tuner's generator has them).
+std::string pipelining_pruned(const KernelSpec& spec, const GeneratedKernels& pipelined, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

@@ -324,10 +324,14 @@ int blocks_per_multiprocessor(const rtcg::DeviceInfo& device, int threads, std::
 
 std::string pipelining_pruned(const KernelSpec& spec, const rtcg::DeviceInfo& device) {
   if (spec.plan.fusion != Fusion::stage || spec.plan.groups_per_block <= 1) return {};
+  return pipelining_pruned(spec, generate_kernels(spec), device);
+}
+
+std::string pipelining_pruned(const KernelSpec& spec, const GeneratedKernels& pipelined, const rtcg::DeviceInfo& device) {
+  if (spec.plan.fusion != Fusion::stage || spec.plan.groups_per_block <= 1) return {};
   KernelSpec single = spec;
   single.plan.groups_per_block = 1;
   const GeneratedKernels one = generate_kernels(single);
-  const GeneratedKernels pipelined = generate_kernels(spec);
   const int blocks_one = blocks_per_multiprocessor(device, one.stage_threads, one.stage_shared_bytes);
   const int blocks_pipelined = blocks_per_multiprocessor(device, pipelined.stage_threads, pipelined.stage_shared_bytes);
   if (blocks_one == 0 || blocks_pipelined >= blocks_one) return {};
@@ -382,9 +386,9 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   job.generate = [base, K, ssp, context, device, prune](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
-    if (prune)
-      if (std::string why = pipelining_pruned(spec, device); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
+    if (prune)
+      if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
     rtcg::tune::Variant variant;
     variant.program.name = kernels.name;
     variant.program.source = kernels.source;
