@@ -115,6 +115,11 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
             spec.plan.groups_per_block = 3;
           }
           if (variant == 2 && N == 4) spec.plan.groups_per_block = 2;
+          // Several row tiles per warp item: 16-row tiles, the state derivative, TF32, and at
+          // order 7 (few elements per block, so the held tiles fit) split directions and
+          // pipelined groups.
+          if (variant == 4 || ((variant == 6 || variant == 8) && N == 7)) spec.plan.row_tiles = 2;
+          if (variant == 5 || variant == 7) spec.plan.row_tiles = 3;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

@@ -111,7 +111,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off tile_rows=8 directions=joint groups=1");
+            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 groups=1");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -122,6 +122,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("prefetch");
   old_point.erase("tile_rows");
   old_point.erase("directions");
+  old_point.erase("row_tiles");
   old_point.erase("groups");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
@@ -142,6 +143,14 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   plan.directions = Directions::split;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  plan.row_tiles = 3;
+  EXPECT_EQ(point_of(plan).at("row_tiles"), 3);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  rtcg::tune::Point too_many = point_of(plan);
+  too_many["row_tiles"] = max_row_tiles + 1;
+  EXPECT_THROW((void)plan_of(too_many), Error);
+  plan.row_tiles = 1;
   plan.derivative = Derivative::state;
   plan.directions = Directions::joint;
   plan.tile_rows = 8;
@@ -308,6 +317,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(space.layouts, (std::vector<Layout>{Layout::element_major}));
   set_space_values(space, "tile_rows=16");
   EXPECT_EQ(space.tile_rows, (std::vector<int>{16}));
+  set_space_values(space, "row_tiles=1,2,3");
+  EXPECT_EQ(space.row_tiles, (std::vector<int>{1, 2, 3}));
   set_space_values(space, "elements=3,5");
   EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
   auto error_of = [&](const std::string& text) {
@@ -323,6 +334,7 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("groups=1,2,"), "plan space 'groups=1,2,': an empty value");
   EXPECT_EQ(error_of("groups=0"), "plan space 'groups=0': groups value '0' is not a whole number in 1..64");
   EXPECT_EQ(error_of("tile_rows=12"), "plan space 'tile_rows=12': tile_rows are 8 or 16");
+  EXPECT_EQ(error_of("row_tiles=9"), "plan space 'row_tiles=9': row_tiles value '9' is not a whole number in 1..8");
   EXPECT_EQ(error_of("products=tf32"),
             "plan space 'products=tf32': unknown products 'tf32'; valid values: scalar, tensor, tf32x3");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);

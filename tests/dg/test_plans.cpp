@@ -116,6 +116,25 @@ std::vector<Plan> fused_plans() {
             plan.directions = Directions::split;
             plan.groups_per_block = 2;
             return plan;
+          }(),
+          // Several operator row tiles per warp item (a last partial item where the row tiles
+          // are not a multiple): each product path (state, joint flux, split flux, pipelined).
+          [] {
+            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::state, Products::tensor);
+            plan.row_tiles = 2;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.row_tiles = 3;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.directions = Directions::split;
+            plan.row_tiles = 2;
+            plan.groups_per_block = 2;
+            return plan;
           }()};
 }
 
@@ -193,7 +212,8 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
-                                  "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint groups=1");
+                                  "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
+                                  "groups=1");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan tall = prefetching;
   tall.tile_rows = 16;
@@ -213,7 +233,8 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, TF32 "
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
-                           "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split groups=1");
+                           "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
+                           "groups=1");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;
@@ -221,6 +242,19 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, 16-row tiles, directions split, prefetch, 4 groups/block pipelined");
   EXPECT_EQ(plan_from_text(to_text(pipelined)), pipelined);
+  Plan blocked = pipelined;
+  blocked.row_tiles = 2;
+  EXPECT_EQ(blocked.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, 16-row tiles, directions split, 2 row tiles/warp, prefetch, 4 groups/block pipelined");
+  EXPECT_EQ(plan_from_text(to_text(blocked)), blocked);
+  try {
+    (void)plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                         "derivative=flux products=tensor prefetch=on row_tiles=0");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("row_tiles=0 is not a whole number in 1..8"), std::string::npos) << error.what();
+  }
   try {
     (void)plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                          "derivative=flux products=tensor prefetch=on groups=0");
@@ -326,8 +360,6 @@ TEST(SolverPlans, OversizedPlansAreRefused) {
   }
 }
 
-// Split directions keep every warp's tiles in registers: a block with too many tiles per warp
-// is refused, and so is split with scalar products or the state derivative.
 // Pipelined element groups load the next group's traces during this one: prefetch only.
 TEST(SolverPlans, PipelinedGroupsWithoutPrefetchAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
@@ -346,6 +378,8 @@ TEST(SolverPlans, PipelinedGroupsWithoutPrefetchAreRefused) {
   EXPECT_THROW(a.solver->set_plan(plan), Error);
 }
 
+// Split directions keep every warp's tiles in registers: a block with too many tiles per warp
+// is refused, and so is split with scalar products or the state derivative.
 TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
   // Order 1, 15 elements: 96 columns in 3 groups of 4 tiles for 2 warps; 16-row tiles would
@@ -374,6 +408,36 @@ TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
           << error.what();
     }
   }
+}
+
+// Row tiles per warp item are for tensor products, and count in split directions' registers.
+TEST(SolverPlans, RowTilesOutsideTensorProductsOrRegistersAreRefused) {
+  Cavity a("maxwell3d", 1, 1, host());
+  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
+  plan.row_tiles = 2;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("row tiles per warp item (row_tiles > 1) are for tensor-core products"),
+              std::string::npos)
+        << error.what();
+  }
+  // Order 1 (one row tile), 15 elements: 3 groups of 4 column tiles for 2 warps, so 2 items of
+  // 4 tiles per warp: 32 accumulator registers at one row tile, 64 at two (the second a
+  // recomputed copy of the first, but held all the same).
+  plan = fused(Layout::field_major, 15, 1, Operators::global, Derivative::flux, Products::tensor);
+  plan.directions = Directions::split;
+  EXPECT_NO_THROW(a.solver->set_plan(plan));
+  plan.row_tiles = 2;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("more than 48 accumulator registers per thread"), std::string::npos) << error.what();
+  }
+  plan.row_tiles = max_row_tiles + 1;
+  EXPECT_THROW(a.solver->set_plan(plan), Error);
 }
 
 // TF32 products are for float plans with 16-row tiles; anything else is refused with what to use.

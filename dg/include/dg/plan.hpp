@@ -83,6 +83,13 @@ enum class Prefetch : unsigned char { off, on };
 //          first); a third of sG's shared memory, so more blocks per SM, for DIM - 1 more flux
 //          evaluations per node and 2 (DIM - 1) more barriers
 enum class Directions : unsigned char { joint, split };
+// Tensor products: operator row tiles per warp item (MR). A warp item computes MR x NB output
+// tiles (NB column tiles, chosen by the generator) from MR operator fragments and NB column
+// fragments per k step, so each column fragment read from shared memory serves MR tiles: the
+// products' shared-memory reads fall by MR, for MR times the accumulator registers and fewer
+// items per block (ceil(row tiles / MR) x column groups; a last partial item recomputes its
+// last tile and does not store it). 16-row tiles are MR = 2 of 8-row ones in this respect.
+inline constexpr int max_row_tiles = 8;
 
 inline constexpr int max_groups_per_block = 64;
 
@@ -107,6 +114,7 @@ struct Plan {
   Prefetch prefetch = Prefetch::off;
   int tile_rows = 8;  // tensor products only: 8 or 16 (see above); tf32x3: 16
   Directions directions = Directions::joint;  // tensor products of the flux derivative only
+  int row_tiles = 1;  // tensor products only: operator row tiles per warp item, 1 .. max_row_tiles
   // Element groups per thread block (prefetch = on only): 1, or G > 1 consecutive groups of
   // NE elements per block, computed one after another while the next group's state and
   // neighbours' traces arrive in a second shared-memory buffer (cp.async on CUDA, sm_80 and
@@ -138,12 +146,13 @@ Directions parse_directions(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
-// products=scalar prefetch=off tile_rows=8 directions=joint groups=1" (an unfused plan: "fusion=none layout=field_major volume_elements=0
+// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 groups=1" (an unfused plan: "fusion=none layout=field_major volume_elements=0
 // surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
 // word; a fused plan without products= (written before tensor products existed) is scalar,
 // one without prefetch= (written before prefetching existed) does not prefetch, one without
 // tile_rows= has 8-row tiles, one without directions= computes the directions jointly, one
-// without groups= has one element group per block.
+// without row_tiles= has one row tile per warp item, one without groups= has one element group
+// per block.
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

@@ -20,17 +20,17 @@
 // consecutive addresses.
 //
 // Tensor products (Plan::products == tensor, double): each product is operator x columns, cut
-// into RTDG_TILE_ROWS x 8 output tiles; a warp takes a row of tiles (mt) and NB column tiles,
-// and walks the operator's 8 x 4 fragments (AV, AL: pre-arranged in global memory so a warp
-// reads one as a coalesced 256-byte load), the columns' 4 x 8 fragments read from shared
-// memory. 8-row tiles (Plan::tile_rows = 8) use mma.sync.m8n8k4.f64; 16-row tiles (tile_rows =
-// 16, sm_90 and newer) take two 8-row fragments at once with m16n8k16 (k in steps of 16) and
-// m16n8k4 (the rest), which run at twice the rate of m8n8k4 on Hopper (benchmarks/dmma_shapes.cu:
-// 66 against 33 TFLOP/s on the H100) and read each column fragment once per 16 operator rows,
-// for more padding rows (Np up to a multiple of 16). The padding rows of sq, sG and sF are zero
-// (0 x garbage could be NaN); their leading dimensions are 4 mod 8 so that a fragment load is
-// conflict-free, LDY and LDZ 2 mod 8 for the tile stores. The host backend computes the same
-// padded products with loops.
+// into RTDG_TILE_ROWS x 8 output tiles; a warp item takes MR tile rows (mt .., Plan::row_tiles)
+// and NB column tiles, and walks the operator's 8 x 4 fragments (AV, AL: pre-arranged in global
+// memory so a warp reads one as a coalesced 256-byte load), the columns' 4 x 8 fragments read
+// from shared memory, each serving the item's MR tile rows. 8-row tiles (Plan::tile_rows = 8)
+// use mma.sync.m8n8k4.f64; 16-row tiles (tile_rows = 16, sm_90 and newer) take two 8-row
+// fragments at once with m16n8k16 (k in steps of 16) and m16n8k4 (the rest), which run at twice
+// the rate of m8n8k4 on Hopper (benchmarks/dmma_shapes.cu: 66 against 33 TFLOP/s on the H100)
+// and read each column fragment once per 16 operator rows, for more padding rows (Np up to a
+// multiple of 16). The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
+// leading dimensions are 4 mod 8 so that a fragment load is conflict-free, LDY and LDZ 2 mod 8
+// for the tile stores. The host backend computes the same padded products with loops.
 //
 // TF32 products (Plan::products == tf32x3, float, 16-row tiles, sm_80 and newer): the same
 // fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row
@@ -99,10 +99,11 @@ struct Scratch {
   int ncolp = 1;          // columns: NE * NCOMP, padded to 8 for tensor products
   int ldq = 1, ldf = 1, ldg = 1, ldy = 0, ldz = 0;
   int nb = 1, ng = 1;     // tensor: column tiles per warp item, items per tile row
+  int mr = 1;             // tensor: operator row tiles per warp item (Plan::row_tiles)
   // Tensor products of the flux derivative: each warp keeps its ipw items' tiles in registers
   // until every warp has read sG and sF, so sY can take sG's place (alias_y): less shared
   // memory per block, more blocks per SM.
-  int ipw8 = 1, ipw16 = 1;  // with 8-row (m8n8k4) and 16-row (m16n8k4, sm_90) tiles
+  int ipw8 = 1, ipw16 = 1;  // with 8-row (m8n8k4) and 16-row (m16n8k4, sm_90) tiles, MR rows each
   bool alias_y = false;
   // Directions::split: direction a multiplies fragments kt0[a] .. kt1[a] - 1 of [-D_r, -D_s,
   // -D_t] (k = a Np + j), so sG holds the window k = 4 kt0[a] .. 4 kt1[a] - 1 of one direction
@@ -242,27 +243,36 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("}");
   w.line("#endif");
   w.line("// Tile row mt covers operator rows mt * RTDG_TILE_ROWS ..: 8-row fragments 2 mt and 2 mt + 1");
-  w.line("// (sm_90) or mt, TK fragments (k) each.");
+  w.line("// (sm_90) or mt, TK fragments (k) each. A warp item takes tile rows mt .. mt + RTDG_MR - 1 of");
+  w.line("// the TR the operator has; a row past the last recomputes the last (its tiles are not stored),");
+  w.line("// so every column fragment read from B serves RTDG_MR tiles without a branch in the k loop.");
   w.line("// TKS: fragments per 8-row fragment row of A (more than TK when the product uses a window of");
   w.line("// A's k: A then points at the window's first fragment).");
-  w.line("template <int TK, int TN, int TLDB, int TKS = TK>");
-  w.line("RTCG_DEVICE void rtdg_products(rtdg_acc (&acc)[TN][RTDG_ACC], const real* RTCG_RESTRICT A, int mt, const real* B, int col0, int lane) {");
-  w.line("  const real* a = A + mt * (RTDG_TILE_ROWS / 8) * (TKS * 32) + lane;");
+  w.line("template <int TR, int TK, int TN, int TLDB, int TKS = TK>");
+  w.line("RTCG_DEVICE void rtdg_products(rtdg_acc (&acc)[RTDG_MR][TN][RTDG_ACC], const real* RTCG_RESTRICT A, int mt, const real* B, int col0, int lane) {");
+  w.line("  const real* a[RTDG_MR];");
+  w.line("#pragma unroll");
+  w.line("  for (int m = 0; m < RTDG_MR; ++m) a[m] = A + (mt + m < TR ? mt + m : TR - 1) * (RTDG_TILE_ROWS / 8) * (TKS * 32) + lane;");
   w.line("  const real* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
   w.line("#if RTDG_TF32");
   w.line("  // k in steps of 8: 8-row fragments (2 mt, kt), (2 mt + 1, kt) for k = t and kt + 1 for k = t + 4.");
   w.line("#pragma unroll");
   w.line("  for (int k8 = 0; k8 < (TK + 1) / 2; ++k8) {");
   w.line("    const bool whole = 2 * k8 + 1 < TK;  // an odd TK's last step has no k = t + 4 half");
-  w.line("    unsigned ah[4], al[4];");
-  w.line("    rtdg_tf32_split(__ldg(a + 2 * k8 * 32), ah[0], al[0]);");
-  w.line("    rtdg_tf32_split(__ldg(a + (TKS + 2 * k8) * 32), ah[1], al[1]);");
-  w.line("    rtdg_tf32_split(whole ? __ldg(a + (2 * k8 + 1) * 32) : 0.0f, ah[2], al[2]);");
-  w.line("    rtdg_tf32_split(whole ? __ldg(a + (TKS + 2 * k8 + 1) * 32) : 0.0f, ah[3], al[3]);");
+  w.line("    unsigned ah[RTDG_MR][4], al[RTDG_MR][4];");
+  w.line("#pragma unroll");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+  w.line("      rtdg_tf32_split(__ldg(a[m] + 2 * k8 * 32), ah[m][0], al[m][0]);");
+  w.line("      rtdg_tf32_split(__ldg(a[m] + (TKS + 2 * k8) * 32), ah[m][1], al[m][1]);");
+  w.line("      rtdg_tf32_split(whole ? __ldg(a[m] + (2 * k8 + 1) * 32) : 0.0f, ah[m][2], al[m][2]);");
+  w.line("      rtdg_tf32_split(whole ? __ldg(a[m] + (TKS + 2 * k8 + 1) * 32) : 0.0f, ah[m][3], al[m][3]);");
+  w.line("    }");
   w.line("#pragma unroll");
   w.line("    for (int nb = 0; nb < TN; ++nb) {");
   w.line("      const real* bn = b + nb * 8 * TLDB + k8 * 8;");
-  w.line("      rtdg_mma_3xtf32(acc[nb], ah, al, bn[0], whole ? bn[4] : 0.0f);");
+  w.line("      const float b0 = bn[0], b1 = whole ? bn[4] : 0.0f;");
+  w.line("#pragma unroll");
+  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_mma_3xtf32(acc[m][nb], ah[m], al[m], b0, b1);");
   w.line("    }");
   w.line("  }");
   w.line("#elif RTDG_TILE_ROWS == 16");
@@ -270,45 +280,69 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("  // accumulator chains wait less), the rest in steps of 4.");
   w.line("#pragma unroll");
   w.line("  for (int k16 = 0; k16 < TK / 4; ++k16) {");
-  w.line("    double a16[8];");
+  w.line("    double a16[RTDG_MR][8];");
   w.line("#pragma unroll");
-  w.line("    for (int j = 0; j < 4; ++j) {");
-  w.line("      a16[2 * j] = __ldg(a + (4 * k16 + j) * 32);");
-  w.line("      a16[2 * j + 1] = __ldg(a + (TKS + 4 * k16 + j) * 32);");
-  w.line("    }");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m)");
+  w.line("#pragma unroll");
+  w.line("      for (int j = 0; j < 4; ++j) {");
+  w.line("        a16[m][2 * j] = __ldg(a[m] + (4 * k16 + j) * 32);");
+  w.line("        a16[m][2 * j + 1] = __ldg(a[m] + (TKS + 4 * k16 + j) * 32);");
+  w.line("      }");
   w.line("#pragma unroll");
   w.line("    for (int nb = 0; nb < TN; ++nb) {");
   w.line("      const real* bn = b + nb * 8 * TLDB + k16 * 16;");
-  w.line("      rtdg_dmma16(acc[nb], a16, bn[0], bn[4], bn[8], bn[12]);");
+  w.line("      const double b0 = bn[0], b1 = bn[4], b2 = bn[8], b3 = bn[12];");
+  w.line("#pragma unroll");
+  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma16(acc[m][nb], a16[m], b0, b1, b2, b3);");
   w.line("    }");
   w.line("  }");
   w.line("#pragma unroll");
   w.line("  for (int kt = TK / 4 * 4; kt < TK; ++kt) {");
-  w.line("    const double a0 = __ldg(a + kt * 32), a1 = __ldg(a + (TKS + kt) * 32);");
+  w.line("    double a0[RTDG_MR], a1[RTDG_MR];");
   w.line("#pragma unroll");
-  w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb], a0, a1, b[nb * 8 * TLDB + kt * 4]);");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+  w.line("      a0[m] = __ldg(a[m] + kt * 32);");
+  w.line("      a1[m] = __ldg(a[m] + (TKS + kt) * 32);");
+  w.line("    }");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
+  w.line("#pragma unroll");
+  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], a1[m], bk);");
+  w.line("    }");
   w.line("  }");
   w.line("#else");
   w.line("#pragma unroll");
   w.line("  for (int kt = 0; kt < TK; ++kt) {");
-  w.line("    const double a0 = __ldg(a + kt * 32);");
+  w.line("    double a0[RTDG_MR];");
   w.line("#pragma unroll");
-  w.line("    for (int nb = 0; nb < TN; ++nb) rtdg_dmma(acc[nb], a0, 0.0, b[nb * 8 * TLDB + kt * 4]);");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = __ldg(a[m] + kt * 32);");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
+  w.line("#pragma unroll");
+  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], 0.0, bk);");
+  w.line("    }");
   w.line("  }");
   w.line("#endif");
   w.line("}");
-  w.line("template <int TN, int TLDY>");
-  w.line("RTCG_DEVICE void rtdg_store_tiles(const rtdg_acc (&acc)[TN][RTDG_ACC], real* Y, int mt, int col0, int lane) {");
-  w.line("  const int row = mt * RTDG_TILE_ROWS + (lane >> 2);");
-  w.line("  const int col = col0 + 2 * (lane & 3);");
+  w.line("// The item's tiles of rows mt .. mt + RTDG_MR - 1 that exist (of TR) into Y[col * TLDY + row].");
+  w.line("template <int TR, int TN, int TLDY>");
+  w.line("RTCG_DEVICE void rtdg_store_tiles(const rtdg_acc (&acc)[RTDG_MR][TN][RTDG_ACC], real* Y, int mt, int col0, int lane) {");
   w.line("#pragma unroll");
-  w.line("  for (int nb = 0; nb < TN; ++nb) {");
-  w.line("    Y[(col + nb * 8) * TLDY + row] = real(acc[nb][0]);");
-  w.line("    Y[(col + nb * 8 + 1) * TLDY + row] = real(acc[nb][1]);");
+  w.line("  for (int m = 0; m < RTDG_MR; ++m) {");
+  w.line("    if (mt + m >= TR) break;");
+  w.line("    const int row = (mt + m) * RTDG_TILE_ROWS + (lane >> 2);");
+  w.line("    const int col = col0 + 2 * (lane & 3);");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      Y[(col + nb * 8) * TLDY + row] = real(acc[m][nb][0]);");
+  w.line("      Y[(col + nb * 8 + 1) * TLDY + row] = real(acc[m][nb][1]);");
   w.line("#if RTDG_TILE_ROWS == 16");
-  w.line("    Y[(col + nb * 8) * TLDY + row + 8] = real(acc[nb][2]);");
-  w.line("    Y[(col + nb * 8 + 1) * TLDY + row + 8] = real(acc[nb][3]);");
+  w.line("      Y[(col + nb * 8) * TLDY + row + 8] = real(acc[m][nb][2]);");
+  w.line("      Y[(col + nb * 8 + 1) * TLDY + row + 8] = real(acc[m][nb][3]);");
   w.line("#endif");
+  w.line("    }");
   w.line("  }");
   w.line("}");
   w.line("#else");
@@ -344,14 +378,15 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
 }
 
 // CUDA: the loop over this warp's items whose tiles it holds in registers (acc[j], RTDG_IPW of
-// them), with the item's tile row mt and first column col0 bound for `body`.
+// them), with the item's first tile row mt and first column col0 bound for `body`. An item is
+// RTDG_MR tile rows by NB column tiles; `items` counts them (RTDG_ROW_GROUPS(rows) * NG).
 void write_held_items(rtcg::SourceWriter& w, const Scratch& sc, const std::string& items,
                       const std::function<void()>& body) {
   w.line("#pragma unroll");
   auto loop = w.block("for (int j = 0; j < RTDG_IPW; ++j)");
   w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
   w.line("if (item >= " + items + ") continue;");
-  w.line("const int mt = item / " + str(sc.ng) + ";");
+  w.line("const int mt = item / " + str(sc.ng) + " * RTDG_MR;");
   w.line("const int col0 = (item % " + str(sc.ng) + ") * " + str(sc.nb * 8) + ";");
   body();
 }
@@ -365,48 +400,52 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
   // tiles (RTDG_ROW_TILES).
   const int mtl = (Np + 7) / 8, ktl = (Nfn + 3) / 4;
   const int mtv = by_state ? (dim * Np + 7) / 8 : mtl;
+  // Operator row tiles (TR of rtdg_products) and the CUDA items' row groups of RTDG_MR tiles.
   const std::string tiles_l = "RTDG_ROW_TILES(" + str(Np) + ")";
   const std::string tiles_v = by_state ? "RTDG_ROW_TILES(" + str(dim * Np) + ")" : tiles_l;
+  const std::string groups_l = "RTDG_ROW_GROUPS(" + str(Np) + ")";
+  const std::string groups_v = by_state ? "RTDG_ROW_GROUPS(" + str(dim * Np) + ")" : groups_l;
   const int ktv = by_state ? (Np + 3) / 4 : (dim * Np + 3) / 4;
   const std::string nb = str(sc.nb), ng = str(sc.ng);
   w.line("#if RTCG_CUDA");
   {
     auto scope = w.block("");
     w.line("const int lane = tid & 31;");
-    auto item = [&](const std::string& tiles, const std::function<void()>& body) {
-      auto loop = w.block("for (int item = tid >> 5; item < " + tiles + " * " + ng + "; item += NTHREADS / 32)");
-      w.line("const int mt = item / " + ng + ";");
+    auto item = [&](const std::string& groups, const std::function<void()>& body) {
+      auto loop = w.block("for (int item = tid >> 5; item < " + groups + " * " + ng + "; item += NTHREADS / 32)");
+      w.line("const int mt = item / " + ng + " * RTDG_MR;");
       w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
-      w.line("rtdg_acc acc[" + nb + "][RTDG_ACC] = {};");
+      w.line("rtdg_acc acc[RTDG_MR][" + nb + "][RTDG_ACC] = {};");
       body();
     };
     if (by_state) {
       w.line("// sY = [D_r; D_s; D_t] sq, then sZ = LIFT sF.");
-      item(tiles_v, [&] {
-        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDQ>(acc, AV, mt, sq, col0, lane);");
-        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
+      item(groups_v, [&] {
+        w.line("rtdg_products<" + tiles_v + ", " + str(ktv) + ", " + nb + ", LDQ>(acc, AV, mt, sq, col0, lane);");
+        w.line("rtdg_store_tiles<" + tiles_v + ", " + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
-      item(tiles_l, [&] {
-        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
-        w.line("rtdg_store_tiles<" + nb + ", LDZ>(acc, sZ, mt, col0, lane);");
+      item(groups_l, [&] {
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_store_tiles<" + tiles_l + ", " + nb + ", LDZ>(acc, sZ, mt, col0, lane);");
       });
     } else if (sc.alias_y) {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF, sY over sG: every warp's tiles stay in registers");
       w.line("// until all warps have read sG and sF.");
-      const std::string items = tiles_l + " * " + ng;
-      w.line("rtdg_acc acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
+      const std::string items = groups_l + " * " + ng;
+      w.line("rtdg_acc acc[RTDG_IPW][RTDG_MR][" + nb + "][RTDG_ACC] = {};");
       write_held_items(w, sc, items, [&] {
-        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc[j], AV, mt, sG, col0, lane);");
-        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktv) + ", " + nb + ", LDG>(acc[j], AV, mt, sG, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
       });
       w.line("__syncthreads();");
-      write_held_items(w, sc, items, [&] { w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, mt, col0, lane);"); });
+      write_held_items(w, sc, items,
+                       [&] { w.line("rtdg_store_tiles<" + tiles_l + ", " + nb + ", LDY>(acc[j], sY, mt, col0, lane);"); });
     } else {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF.");
-      item(tiles_l, [&] {
-        w.line("rtdg_products<" + str(ktv) + ", " + nb + ", LDG>(acc, AV, mt, sG, col0, lane);");
-        w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
-        w.line("rtdg_store_tiles<" + nb + ", LDY>(acc, sY, mt, col0, lane);");
+      item(groups_l, [&] {
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktv) + ", " + nb + ", LDG>(acc, AV, mt, sG, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_store_tiles<" + tiles_l + ", " + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
     }
   }
@@ -430,13 +469,14 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
   const int components = static_cast<int>(spec.law->state_components());
   const int mtl = (Np + 7) / 8, ktl = (Nfn + 3) / 4, ktv = (dim * Np + 3) / 4;
   const std::string nb = str(sc.nb), ng = str(sc.ng), mtl_rows = str(mtl * 8);
-  const std::string items = "RTDG_ROW_TILES(" + str(Np) + ") * " + ng;
+  const std::string tiles = "RTDG_ROW_TILES(" + str(Np) + ")";
+  const std::string items = "RTDG_ROW_GROUPS(" + str(Np) + ") * " + ng;
   w.line("// Directions split: per direction a, G_a into sG at row k - 4 KT0 (k = a NP + j, the column");
   w.line("// index of [-D_r, -D_s, -D_t]; window rows of the other directions zero), then the tiles +=");
   w.line("// -D_a G_a over fragments KT0 .. KT1 - 1 (+ LIFT sF in the first pass), held in registers.");
   w.line("#if RTCG_CUDA");
   w.line("const int lane = tid & 31;");
-  w.line("rtdg_acc acc[RTDG_IPW][" + nb + "][RTDG_ACC] = {};");
+  w.line("rtdg_acc acc[RTDG_IPW][RTDG_MR][" + nb + "][RTDG_ACC] = {};");
   w.line("#else");
   w.line("double hacc[NCOLP * " + mtl_rows + "] = {};");
   w.line("#endif");
@@ -464,9 +504,10 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("RTDG_SYNC();");
     w.line("#if RTCG_CUDA");
     write_held_items(w, sc, items, [&] {
-      w.line("rtdg_products<" + kt + ", " + nb + ", LDG, " + str(ktv) + ">(acc[j], AV + " + str(kt0 * 32) +
+      w.line("rtdg_products<" + tiles + ", " + kt + ", " + nb + ", LDG, " + str(ktv) + ">(acc[j], AV + " + str(kt0 * 32) +
              ", mt, sG, col0, lane);");
-      if (a == 0) w.line("rtdg_products<" + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
+      if (a == 0)
+        w.line("rtdg_products<" + tiles + ", " + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
     });
     w.line("#else");
     w.line("rtdg_host_accumulate<" + str(mtl) + ", " + kt + ", " + str(ktv) + ", LDG>(AV + " + str(kt0 * 32) +
@@ -476,7 +517,8 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("RTDG_SYNC();");
   }
   w.line("#if RTCG_CUDA");
-  write_held_items(w, sc, items, [&] { w.line("rtdg_store_tiles<" + nb + ", LDY>(acc[j], sY, mt, col0, lane);"); });
+  write_held_items(w, sc, items,
+                   [&] { w.line("rtdg_store_tiles<" + tiles + ", " + nb + ", LDY>(acc[j], sY, mt, col0, lane);"); });
   w.line("#else");
   w.line("for (int col = 0; col < NCOLP; ++col) for (int row = 0; row < " + mtl_rows + "; ++row) sY[col * LDY + row] = real(hacc[col * " +
          mtl_rows + " + row]);");
@@ -824,6 +866,13 @@ Scratch scratch_of(const KernelSpec& spec) {
                 "products = tensor");
   if (tf32 && plan.tile_rows != 16)
     throw Error("the plan does not fit: TF32 tensor products (products = tf32x3) take 16-row tiles (tile_rows = 16)");
+  if (plan.row_tiles < 1 || plan.row_tiles > max_row_tiles)
+    throw Error("the plan's row_tiles must be 1 to " + std::to_string(max_row_tiles) + ", got " +
+                std::to_string(plan.row_tiles));
+  if (plan.row_tiles != 1 && !tensor)
+    throw Error("the plan does not fit: row tiles per warp item (row_tiles > 1) are for tensor-core products "
+                "(products = tensor or tf32x3)");
+  sc.mr = plan.row_tiles;
   if (tensor) {
     if (plan.nodes_per_thread != 1 || plan.operators != Operators::global)
       throw Error("the plan does not fit: tensor-core products read the operators' fragments from global memory, one "
@@ -868,13 +917,15 @@ Scratch scratch_of(const KernelSpec& spec) {
     sc.ng = tiles / sc.nb;
     if (!by_state) {
       const int warps = sc.threads / 32;
-      sc.ipw8 = ((Np + 7) / 8 * sc.ng + warps - 1) / warps;
-      sc.ipw16 = ((Np + 15) / 16 * sc.ng + warps - 1) / warps;
+      const int groups8 = ((Np + 7) / 8 + sc.mr - 1) / sc.mr, groups16 = ((Np + 15) / 16 + sc.mr - 1) / sc.mr;
+      sc.ipw8 = (groups8 * sc.ng + warps - 1) / warps;
+      sc.ipw16 = (groups16 * sc.ng + warps - 1) / warps;
       // Registers for the held tiles, at most 48 per thread: 2 (8-row) or 4 (16-row) doubles per
-      // column tile and item, or 4 floats (tf32x3). A 16-row double plan runs with 8-row tiles
-      // below sm_90, so those must fit too.
-      const bool held = tf32 ? sc.ipw16 * sc.nb * 4 <= 48
-                             : sc.ipw8 * sc.nb * 4 <= 48 && (plan.tile_rows == 8 || sc.ipw16 * sc.nb * 8 <= 48);
+      // tile (MR x NB of them per item), or 4 floats (tf32x3). A 16-row double plan runs with
+      // 8-row tiles below sm_90, so those must fit too.
+      const int item_tiles = sc.mr * sc.nb;
+      const bool held = tf32 ? sc.ipw16 * item_tiles * 4 <= 48
+                             : sc.ipw8 * item_tiles * 4 <= 48 && (plan.tile_rows == 8 || sc.ipw16 * item_tiles * 8 <= 48);
       if (sc.split && !held)
         throw Error("the plan does not fit: directions = split holds each warp's output tiles in registers, and " +
                     std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.threads / 32) +
@@ -986,6 +1037,9 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("#define RTDG_IPW " + str(sc.ipw8));
     w.line("#endif");
     w.line("#define RTDG_ROW_TILES(rows) (((rows) + RTDG_TILE_ROWS - 1) / RTDG_TILE_ROWS)");
+    w.line("// Operator row tiles per warp item (Plan::row_tiles), and the items' row groups.");
+    w.line("#define RTDG_MR " + str(sc.mr));
+    w.line("#define RTDG_ROW_GROUPS(rows) ((RTDG_ROW_TILES(rows) + RTDG_MR - 1) / RTDG_MR)");
     write_tensor_helpers(w);
   }
   const std::string geometry =

@@ -75,7 +75,7 @@ std::string to_text(const Plan& plan) {
          << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
          << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch)
          << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions)
-         << " groups=" << plan.groups_per_block;
+         << " row_tiles=" << plan.row_tiles << " groups=" << plan.groups_per_block;
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -121,6 +121,7 @@ Plan plan_from_text(const std::string& text) {
         throw Error("plan '" + text + "': tile_rows=" + std::to_string(plan.tile_rows) + " is not 8 or 16");
     }
     if (words.count("directions")) plan.directions = parse_directions(take("directions"));
+    if (words.count("row_tiles")) plan.row_tiles = number("row_tiles", 1, max_row_tiles);
     if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
@@ -148,7 +149,9 @@ std::string Plan::describe() const {
             : products == Products::tf32x3 ? ", TF32 tensor cores (3 products)"
                                            : "") +
            (tile_rows != 8 ? ", " + std::to_string(tile_rows) + "-row tiles" : std::string()) +
-           (directions == Directions::split ? ", directions split" : "") + (prefetch == Prefetch::on ? ", prefetch" : "") +
+           (directions == Directions::split ? ", directions split" : "") +
+           (row_tiles != 1 ? ", " + std::to_string(row_tiles) + " row tiles/warp" : std::string()) +
+           (prefetch == Prefetch::on ? ", prefetch" : "") +
            (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) + " groups/block pipelined" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +

@@ -81,6 +81,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.prefetch = {Prefetch::off};
     space.tile_rows = {8};
     space.directions = {Directions::joint};
+    space.row_tiles = {1};
     space.groups_per_block = {1};
     space.min_threads = 1;
   }
@@ -133,10 +134,11 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     for (const int rows : space.tile_rows)
       if (rows != 8 && rows != 16) throw Error("plan space '" + text + "': tile_rows are 8 or 16");
   } else if (name == "directions") space.directions = names(parse_directions);
+  else if (name == "row_tiles") space.row_tiles = numbers(1, max_row_tiles);
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
   else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
-                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, groups");
+                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, groups");
 }
 
 Point point_of(const Plan& plan) {
@@ -151,6 +153,7 @@ Point point_of(const Plan& plan) {
                {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0},
                {"tile_rows", fused ? plan.tile_rows : 8},
                {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0},
+               {"row_tiles", fused ? plan.row_tiles : 1},
                {"groups", fused ? plan.groups_per_block : 1}};
 }
 
@@ -179,6 +182,11 @@ Plan plan_of(const Point& point) {
     plan.tile_rows = tile_rows != point.end() ? static_cast<int>(tile_rows->second) : 8;
     const auto directions = point.find("directions");
     plan.directions = directions != point.end() && directions->second ? Directions::split : Directions::joint;
+    const auto row_tiles = point.find("row_tiles");
+    plan.row_tiles = row_tiles != point.end() ? static_cast<int>(row_tiles->second) : 1;
+    if (plan.row_tiles < 1 || plan.row_tiles > max_row_tiles)
+      throw Error("a DG plan point with row_tiles outside 1.." + std::to_string(max_row_tiles) + ": " +
+                  rtcg::tune::to_string(point));
     const auto groups = point.find("groups");
     plan.groups_per_block = groups != point.end() ? static_cast<int>(groups->second) : 1;
     if (plan.groups_per_block < 1 || plan.groups_per_block > max_groups_per_block)
@@ -232,6 +240,9 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (m16 || any_tf32) tile_rows.push_back(16);
   std::vector<std::int64_t> directions = ints(space.directions);
   if (std::find(directions.begin(), directions.end(), 0) == directions.end()) directions.insert(directions.begin(), 0);
+  std::vector<std::int64_t> row_tiles = ints(space.row_tiles);
+  std::erase_if(row_tiles, [](std::int64_t r) { return r < 1 || r > max_row_tiles; });
+  if (std::find(row_tiles.begin(), row_tiles.end(), 1) == row_tiles.end()) row_tiles.insert(row_tiles.begin(), 1);
   // Pipelined element groups: cp.async on CUDA needs compute capability 8.0 (the host copies).
   std::vector<std::int64_t> groups = ints(space.groups_per_block);
   if (cuda && device.compute_capability_major < 8) groups = {1};
@@ -252,6 +263,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("prefetch", prefetch)
       .parameter("tile_rows", tile_rows)
       .parameter("directions", directions)
+      .parameter("row_tiles", row_tiles)
       .parameter("groups", groups);
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
@@ -276,6 +288,12 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                  });
   out.constraint("element groups per block > 1: fused plans that prefetch only",
                  [](const Point& p) { return p.at("groups") == 1 || (p.at("fusion") == 1 && p.at("prefetch") == 1); });
+  // More row tiles per item than the operator has (by tile rows) would only recompute the last.
+  out.constraint("row tiles per warp item > 1: tensor products only, at most the operator's row tiles",
+                 [Np](const Point& p) {
+                   const std::int64_t mr = p.at("row_tiles");
+                   return mr == 1 || (p.at("products") != 0 && mr <= (Np + p.at("tile_rows") - 1) / p.at("tile_rows"));
+                 });
   out.constraint("directions split: tensor products of the flux derivative only",
                  [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
