@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 
 namespace rtdg::dg {
 namespace {
@@ -348,6 +349,52 @@ TEST(PlanTuning, BudgetFromTheEnvironment) {
   EXPECT_THROW(tune_budget_seconds(), Error);
   ::unsetenv("RTDG_TUNE_BUDGET");
   EXPECT_EQ(tune_budget_seconds(), 60.0);
+}
+
+// The tune dg table: a dropped plan's whole reason (compiler messages can be long) on its own
+// row, the pruned ones counted, not listed.
+TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
+  PlanJob job;
+  job.stages_per_step = 5;
+  job.minimal_bytes_per_stage = 1e9;
+  job.useful_flops_per_stage = 2e9;
+  rtcg::tune::TuningResult result;
+  Plan fast;
+  fast.fusion = Fusion::stage;
+  fast.layout = Layout::element_major;
+  fast.stage_elements_per_block = 4;
+  fast.products = Products::tensor;
+  fast.prefetch = Prefetch::on;
+  Plan long_reason = fast;
+  long_reason.row_tiles = 3;
+  Plan pruned = fast;
+  pruned.groups_per_block = 2;
+  rtcg::tune::Timing ok;
+  ok.point = point_of(fast);
+  ok.status = "ok";
+  ok.median_ms = 5.0;
+  rtcg::tune::Timing dropped;
+  dropped.point = point_of(long_reason);
+  dropped.status = "generate";
+  dropped.reason = "the plan does not fit: " + std::string(600, 'x') + " END";
+  rtcg::tune::Timing rule;
+  rule.point = point_of(pruned);
+  rule.status = "pruned";
+  rule.reason = "costs blocks";
+  result.variants = {ok, dropped, rule};
+  result.winner = 0;
+  const std::string table = format_plan_table(result, job);
+  std::vector<std::string> lines;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u) << table;
+  EXPECT_EQ(lines[0].rfind("plan ", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[1].rfind(fast.describe(), 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("    5.0000     1.0000    1000.0    2000.0  winner"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[2].rfind(long_reason.describe(), 0), 0u) << lines[2];
+  EXPECT_NE(lines[2].find("generate: the plan does not fit: " + std::string(600, 'x') + " END"), std::string::npos);
+  EXPECT_EQ(lines[3], "2 variants, compile 0.0 s, timing 0.0 s");
+  EXPECT_EQ(lines[4], "1 more pruned before compiling (pipelined groups that would cost thread blocks per SM)");
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
   space.products.push_back(Products::tf32x3);
   space.groups_per_block = {1, 2};
+  space.row_tiles = {1, 2, 3};
   space.prune = false;  // every pipelined plan too, not only those the tuner would time
   const PlanJob job = make_plan_job(*cuda_case.solver, space);
   rtcg::tune::TimingOptions options = plan_timing_options();

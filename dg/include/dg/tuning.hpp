@@ -51,8 +51,11 @@ struct PlanSpace {
   std::vector<int> tile_rows{8, 16};
   // Tensor products of the flux derivative only.
   std::vector<Directions> directions{Directions::joint, Directions::split};
-  // Tensor products only: operator row tiles per warp item (Plan::row_tiles).
-  std::vector<int> row_tiles{1, 2};
+  // Tensor products only: operator row tiles per warp item (Plan::row_tiles). Not tried by
+  // default: on the H100 (2026-11-26, double, orders 2-7) the best plan with 2 or 3 was 7-17 %
+  // slower than the best with 1, and trying them made the sweep of orders 1-7 take 304 s
+  // instead of about 200.
+  std::vector<int> row_tiles{1};
   // Element groups per block (prefetching fused plans; CUDA devices of compute capability 8.0
   // and newer, or the host). With `prune`, G > 1 is compiled only where it costs no thread
   // blocks per SM (pipelining_pruned); measured on the H100 that is where it wins (order 7).

@@ -531,9 +531,16 @@ PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::Tu
 
 std::string format_plan_table(const rtcg::tune::TuningResult& result, const PlanJob& job) {
   std::ostringstream text;
-  char line[400];
-  std::snprintf(line, sizeof line, "%-100s %10s %10s %9s %9s  %s\n", "plan", "ms/step", "ms/stage", "GB/s", "GFLOP/s", "status");
-  text << line;
+  // The fixed-width columns through a buffer, the plan and the status (a drop reason can be a
+  // long compiler message) appended whole, so no row is cut or runs into the next.
+  char line[160];
+  auto row = [&](const std::string& plan, const char* numbers, const std::string& status) {
+    text << plan;
+    if (plan.size() < 100) text << std::string(100 - plan.size(), ' ');
+    text << numbers << "  " << status << '\n';
+  };
+  std::snprintf(line, sizeof line, " %10s %10s %9s %9s", "ms/step", "ms/stage", "GB/s", "GFLOP/s");
+  row("plan", line, "status");
   std::size_t pruned = 0;
   for (std::size_t k = 0; k < result.variants.size(); ++k) {
     const rtcg::tune::Timing& t = result.variants[k];
@@ -542,17 +549,16 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
       continue;
     }
     const bool winner = result.winner && *result.winner == k;
-    std::string status = t.ok() ? (winner ? "winner" : (t.stopped_early ? "ok (stopped early)" : "ok")) : t.status + ": " + t.reason;
+    const std::string status =
+        t.ok() ? (winner ? "winner" : (t.stopped_early ? "ok (stopped early)" : "ok")) : t.status + ": " + t.reason;
     if (t.ok()) {
       const double stage_ms = t.median_ms / job.stages_per_step;
-      std::snprintf(line, sizeof line, "%-100s %10.4f %10.4f %9.1f %9.1f  %s\n", plan_text(t.point).c_str(), t.median_ms,
-                    stage_ms, job.minimal_bytes_per_stage / (stage_ms * 1e6), job.useful_flops_per_stage / (stage_ms * 1e6),
-                    status.c_str());
+      std::snprintf(line, sizeof line, " %10.4f %10.4f %9.1f %9.1f", t.median_ms, stage_ms,
+                    job.minimal_bytes_per_stage / (stage_ms * 1e6), job.useful_flops_per_stage / (stage_ms * 1e6));
     } else {
-      std::snprintf(line, sizeof line, "%-100s %10s %10s %9s %9s  %s\n", plan_text(t.point).c_str(), "-", "-", "-", "-",
-                    status.c_str());
+      std::snprintf(line, sizeof line, " %10s %10s %9s %9s", "-", "-", "-", "-");
     }
-    text << line;
+    row(plan_text(t.point), line, status);
   }
   std::snprintf(line, sizeof line, "%zu variants, compile %.1f s, timing %.1f s\n", result.variants.size() - pruned,
                 result.compile_seconds, result.timing_seconds);
