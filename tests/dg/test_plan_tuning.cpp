@@ -351,8 +351,9 @@ TEST(PlanTuning, BudgetFromTheEnvironment) {
   EXPECT_EQ(tune_budget_seconds(), 60.0);
 }
 
-// The tune dg table: a dropped plan's whole reason (compiler messages can be long) on its own
-// row, the pruned ones counted, not listed.
+// The tune dg table: the most registers and fewest blocks per SM over a plan's kernels, "-"
+// where unknown; a dropped plan's whole reason (compiler messages can be long) on its own row;
+// the pruned ones counted, not listed.
 TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
   PlanJob job;
   job.stages_per_step = 5;
@@ -373,6 +374,7 @@ TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
   ok.point = point_of(fast);
   ok.status = "ok";
   ok.median_ms = 5.0;
+  ok.kernels = {{"rtdg_volume", 40, 128, 0, 12}, {"rtdg_surface", 56, 128, 0, 7}, {"rtdg_update", 16, 256, 0, 8}};
   rtcg::tune::Timing dropped;
   dropped.point = point_of(long_reason);
   dropped.status = "generate";
@@ -390,9 +392,13 @@ TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
   ASSERT_EQ(lines.size(), 5u) << table;
   EXPECT_EQ(lines[0].rfind("plan ", 0), 0u) << lines[0];
   EXPECT_EQ(lines[1].rfind(fast.describe(), 0), 0u) << lines[1];
-  EXPECT_NE(lines[1].find("    5.0000     1.0000    1000.0    2000.0  winner"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[1].find("    5.0000     1.0000    1000.0    2000.0    56         7  winner"), std::string::npos)
+      << lines[1];
+  EXPECT_NE(lines[0].find("GFLOP/s  regs blocks/SM  status"), std::string::npos) << lines[0];
   EXPECT_EQ(lines[2].rfind(long_reason.describe(), 0), 0u) << lines[2];
-  EXPECT_NE(lines[2].find("generate: the plan does not fit: " + std::string(600, 'x') + " END"), std::string::npos);
+  EXPECT_NE(lines[2].find("-     -         -  generate: the plan does not fit: " + std::string(600, 'x') + " END"),
+            std::string::npos)
+      << lines[2];
   EXPECT_EQ(lines[3], "2 variants, compile 0.0 s, timing 0.0 s");
   EXPECT_EQ(lines[4], "1 more pruned before compiling (pipelined groups that would cost thread blocks per SM)");
 }

@@ -77,6 +77,15 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
     if (t.status == "generate") {
       EXPECT_NE(t.reason.find("does not fit"), std::string::npos) << plan << ": " << t.reason;
     }
+    // A plan that ran says what its kernels use: registers from the compiler, blocks per SM
+    // from the driver's occupancy calculator.
+    if (t.ok()) {
+      EXPECT_FALSE(t.kernels.empty()) << plan;
+      for (const rtcg::tune::KernelUse& k : t.kernels) {
+        EXPECT_GT(k.registers, 0) << plan << ": " << k.kernel;
+        EXPECT_GE(k.blocks_per_multiprocessor, 1) << plan << ": " << k.kernel;
+      }
+    }
     kept += t.ok() ? 1 : 0;
   }
   EXPECT_GE(kept, 2) << "fewer than two plans ran";

@@ -188,6 +188,14 @@ TEST(Tuner, PicksTheCheapestRealKernel) {
   const auto result = rtcg::tune::Tuner(host(), fast_options()).tune(job);
   omp_set_num_threads(threads);
   EXPECT_EQ(result.best().point.at("reps"), 1) << rtcg::tune::format_table(result);
+  // Each timed variant records its kernel's launch; the host gives no registers or occupancy.
+  for (const rtcg::tune::Timing& t : result.variants) {
+    ASSERT_EQ(t.kernels.size(), 1u) << rtcg::tune::to_string(t.point);
+    EXPECT_EQ(t.kernels[0].kernel, "reps_" + std::to_string(t.point.at("reps")));
+    EXPECT_EQ(t.kernels[0].threads, static_cast<int>(rtcg::elementwise_shape({}, x->size(), 1).block.x));
+    EXPECT_EQ(t.kernels[0].registers, 0);
+    EXPECT_EQ(t.kernels[0].blocks_per_multiprocessor, 0);
+  }
 }
 
 TEST(Tuner, DropsBrokenVariantsAndKeepsTheReasons) {
@@ -286,6 +294,7 @@ rtcg::tune::TuningRecord make_record(const std::string& device_name, const std::
   fast.min_ms = 1.25;
   fast.max_ms = 1.75;
   fast.spread = 0.25;
+  fast.kernels = {{"axpy", 40, 256, 1024, 8}};
   rtcg::tune::Timing dropped;
   dropped.point = {{"block", 1024}, {"items", 8}};
   dropped.status = "spill";
@@ -313,6 +322,8 @@ TEST(TuningDb, RoundTripsEveryTimingAndReplacesTheSameKey) {
   ASSERT_EQ(stored->timings.size(), 2u);
   EXPECT_EQ(stored->timings[0].times_ms, (std::vector<double>{1.5, 1.25, 1.75}));
   EXPECT_EQ(stored->timings[0].median_ms, 1.5);
+  EXPECT_EQ(stored->timings[0].kernels, (std::vector<rtcg::tune::KernelUse>{{"axpy", 40, 256, 1024, 8}}));
+  EXPECT_TRUE(stored->timings[1].kernels.empty());
   EXPECT_EQ(stored->timings[1].status, "spill");
   EXPECT_EQ(stored->timings[1].reason, "uses 64 bytes of local memory");
   EXPECT_EQ(stored->device, make_record("H100", "sm_90", 0, 0).device);

@@ -534,12 +534,27 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
   // The fixed-width columns through a buffer, the plan and the status (a drop reason can be a
   // long compiler message) appended whole, so no row is cut or runs into the next.
   char line[160];
-  auto row = [&](const std::string& plan, const char* numbers, const std::string& status) {
+  auto row = [&](const std::string& plan, const std::string& numbers, const std::string& status) {
     text << plan;
     if (plan.size() < 100) text << std::string(100 - plan.size(), ' ');
     text << numbers << "  " << status << '\n';
   };
-  std::snprintf(line, sizeof line, " %10s %10s %9s %9s", "ms/step", "ms/stage", "GB/s", "GFLOP/s");
+  // Registers per thread and thread blocks per SM of the plan's kernels (the most registers and
+  // the fewest blocks over its launches: for a fused plan, its one stage kernel); "-" where the
+  // backend does not say (the host) or the plan never compiled.
+  auto resources = [](const rtcg::tune::Timing& t) {
+    int registers = 0, blocks = 0;
+    for (const rtcg::tune::KernelUse& k : t.kernels) {
+      registers = std::max(registers, k.registers);
+      if (k.blocks_per_multiprocessor > 0) blocks = blocks > 0 ? std::min(blocks, k.blocks_per_multiprocessor) : k.blocks_per_multiprocessor;
+    }
+    char cells[32];
+    std::snprintf(cells, sizeof cells, " %5s %9s", registers > 0 ? std::to_string(registers).c_str() : "-",
+                  blocks > 0 ? std::to_string(blocks).c_str() : "-");
+    return std::string(cells);
+  };
+  std::snprintf(line, sizeof line, " %10s %10s %9s %9s %5s %9s", "ms/step", "ms/stage", "GB/s", "GFLOP/s", "regs",
+                "blocks/SM");
   row("plan", line, "status");
   std::size_t pruned = 0;
   for (std::size_t k = 0; k < result.variants.size(); ++k) {
@@ -558,7 +573,7 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
     } else {
       std::snprintf(line, sizeof line, " %10s %10s %9s %9s", "-", "-", "-", "-");
     }
-    row(plan_text(t.point), line, status);
+    row(plan_text(t.point), std::string(line) + resources(t), status);
   }
   std::snprintf(line, sizeof line, "%zu variants, compile %.1f s, timing %.1f s\n", result.variants.size() - pruned,
                 result.compile_seconds, result.timing_seconds);

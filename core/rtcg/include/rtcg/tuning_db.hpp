@@ -59,6 +59,19 @@ struct ProblemClass {
 // Array operations: kind is the element type, size class ceil(log2(n)) (0 for n <= 1).
 ProblemClass array_problem(ScalarType type, std::size_t n);
 
+// What one of a variant's kernels uses, as compiled and launched: the compiler's registers per
+// thread, the launch's threads and dynamic shared memory per block, and the thread blocks per
+// multiprocessor the backend's occupancy calculator allows for that launch (CUDA:
+// cuOccupancyMaxActiveBlocksPerMultiprocessor). 0 where the backend does not say (the host).
+struct KernelUse {
+  std::string kernel;
+  int registers = 0;
+  int threads = 0;
+  std::size_t shared_bytes = 0;
+  int blocks_per_multiprocessor = 0;
+  bool operator==(const KernelUse&) const = default;
+};
+
 // One variant's measurements (or why it was dropped).
 struct Timing {
   Point point;
@@ -70,6 +83,7 @@ struct Timing {
   double max_ms = 0;
   double spread = 0;          // interquartile range over median
   bool stopped_early = false;  // timing stopped once it was clearly slower than the best
+  std::vector<KernelUse> kernels;  // one per launch, in launch order (variants that compiled and fit)
   bool ok() const { return status == "ok"; }
 };
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <memory>
 #include <sstream>
@@ -83,6 +84,25 @@ std::string launch_problem(const Variant& variant, const Module& module, std::si
     }
   }
   return {};
+}
+
+// What each launch of a variant that fits uses (registers, threads, shared memory, blocks per
+// SM: the occupancy calculator's fraction of the SM's `max_threads_per_sm` thread slots).
+std::vector<KernelUse> kernel_uses(const Variant& variant, const Module& module, int max_threads_per_sm) {
+  std::vector<KernelUse> uses;
+  for (const auto& [name, shape] : variant.launches) {
+    const auto kernel = module.kernel(name);
+    KernelUse use;
+    use.kernel = name;
+    use.registers = kernel->attributes().registers;
+    use.threads = static_cast<int>(shape.block.x * shape.block.y * shape.block.z);
+    use.shared_bytes = shape.shared_bytes;
+    if (const auto occupancy = kernel->occupancy(use.threads, shape.shared_bytes);
+        occupancy && use.threads > 0 && max_threads_per_sm > 0)
+      use.blocks_per_multiprocessor = static_cast<int>(std::lround(*occupancy * max_threads_per_sm / use.threads));
+    uses.push_back(std::move(use));
+  }
+  return uses;
 }
 
 void summarise(Timing& timing) {
@@ -222,6 +242,7 @@ TuningResult Tuner::tune(const Job& job) const {
   std::stable_partition(order.begin(), order.end(), [&](std::size_t k) { return points[k] == job.default_point; });
 
   const int shared_optin = backend_->device_info().max_shared_memory_per_block_optin;
+  const int max_threads_per_sm = backend_->device_info().max_threads_per_multiprocessor;
   double best_median = 0;
   for (const std::size_t k : order) {
     Timing& timing = result.variants[k];
@@ -243,6 +264,7 @@ TuningResult Tuner::tune(const Job& job) const {
         timing.reason = problem;
         continue;
       }
+      timing.kernels = kernel_uses(variant, module, max_threads_per_sm);
       if (job.reset) job.reset();
       variant.run(module);
       backend_->synchronize();

@@ -57,6 +57,16 @@ json timing_json(const Timing& t) {
     result["spread"] = t.spread;
     result["stopped_early"] = t.stopped_early;
   }
+  if (!t.kernels.empty()) {
+    json kernels = json::array();
+    for (const KernelUse& k : t.kernels)
+      kernels.push_back({{"kernel", k.kernel},
+                         {"registers", k.registers},
+                         {"threads", k.threads},
+                         {"shared_bytes", k.shared_bytes},
+                         {"blocks_per_multiprocessor", k.blocks_per_multiprocessor}});
+    result["kernels"] = kernels;
+  }
   return result;
 }
 
@@ -73,6 +83,11 @@ Timing timing_from(const json& j) {
     t.spread = j.at("spread").get<double>();
     t.stopped_early = j.value("stopped_early", false);
   }
+  // Written before kernels' resources were recorded: none.
+  if (const auto kernels = j.find("kernels"); kernels != j.end())
+    for (const json& k : *kernels)
+      t.kernels.push_back({k.at("kernel").get<std::string>(), k.value("registers", 0), k.value("threads", 0),
+                           k.value("shared_bytes", std::size_t{0}), k.value("blocks_per_multiprocessor", 0)});
   return t;
 }
 
