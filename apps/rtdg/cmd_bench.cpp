@@ -55,7 +55,20 @@ struct Figures {
   double gbs = 0;     // minimal stage traffic / time
   double gflops = 0;  // useful flops / time
   double roofline = 0;  // bound time / time
+  std::vector<rtcg::tune::KernelUse> kernels;  // the plan's kernels (DG plans only)
 };
+
+// "56 registers, 7 blocks/SM" for a plan's kernels (the most registers and fewest blocks over
+// them: what limits its occupancy), or "" where the backend does not say.
+std::string resources_text(const std::vector<rtcg::tune::KernelUse>& kernels) {
+  int registers = 0, blocks = 0;
+  for (const rtcg::tune::KernelUse& k : kernels) {
+    registers = std::max(registers, k.registers);
+    if (k.blocks_per_multiprocessor > 0) blocks = blocks > 0 ? std::min(blocks, k.blocks_per_multiprocessor) : k.blocks_per_multiprocessor;
+  }
+  if (registers == 0 && blocks == 0) return {};
+  return std::to_string(registers) + " registers, " + std::to_string(blocks) + " blocks/SM";
+}
 
 nlohmann::json to_json(const Figures& f) {
   nlohmann::json j = {{"ok", f.ok}, {"what", f.what}, {"note", f.note}};
@@ -65,6 +78,16 @@ nlohmann::json to_json(const Figures& f) {
     j["gbytes_per_second"] = f.gbs;
     j["gflops"] = f.gflops;
     j["roofline_fraction"] = f.roofline;
+  }
+  if (!f.kernels.empty()) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const rtcg::tune::KernelUse& k : f.kernels)
+      kernels.push_back({{"kernel", k.kernel},
+                         {"registers", k.registers},
+                         {"threads", k.threads},
+                         {"shared_bytes", k.shared_bytes},
+                         {"blocks_per_multiprocessor", k.blocks_per_multiprocessor}});
+    j["kernels"] = kernels;
   }
   return j;
 }
@@ -177,7 +200,8 @@ void run_bench_dg(const BenchOptions& options) {
         return median_ms(backend, options.runs, [&] { solver.step(0.5, dt); }) / stages;
       };
 
-      const Figures untuned = figures(time_solver(), dg::Plan{}.describe(), "default plan");
+      Figures untuned = figures(time_solver(), dg::Plan{}.describe(), "default plan");
+      untuned.kernels = solver.kernel_uses();
       Figures tuned;
       tuned.what = "tuned plan";
       if (mode == rtcg::tune::TuneMode::off) {
@@ -186,6 +210,7 @@ void run_bench_dg(const BenchOptions& options) {
         try {
           const dg::PlanChoice choice = dg::choose_plan(solver, mode, db, options.budget, space);
           tuned = figures(time_solver(), choice.plan.describe(), choice.source);
+          tuned.kernels = solver.kernel_uses();
         } catch (const std::exception& error) {
           tuned.note = std::string("tuning failed: ") + error.what();
         }
@@ -211,7 +236,9 @@ void run_bench_dg(const BenchOptions& options) {
       std::printf("%-6s %2d %9.3g %11.4f %s %s %s %7.1f%% %8.0f %8.0f %8.3g %9s %9s\n", precision.c_str(), N, dofs,
                   bound_ms, cell(untuned, 11).c_str(), cell(tuned, 11).c_str(), cell(library, 11).c_str(),
                   100 * best.roofline, best.gbs, best.gflops, best.dofs_per_s, ratio_default, ratio_library);
-      std::printf("         tuned: %s%s%s\n", tuned.ok ? tuned.what.c_str() : "", tuned.ok ? " <- " : "", tuned.note.c_str());
+      const std::string resources = tuned.ok ? resources_text(tuned.kernels) : std::string();
+      std::printf("         tuned: %s%s%s%s\n", tuned.ok ? tuned.what.c_str() : "",
+                  resources.empty() ? "" : (" (" + resources + ")").c_str(), tuned.ok ? " <- " : "", tuned.note.c_str());
       std::printf("         library: %s\n", library.ok ? library.what.c_str() : library.note.c_str());
       std::fflush(stdout);
 

@@ -349,6 +349,31 @@ TEST(SolverPlans, TensorProductsInFloatMatchTheDefaultFloatPlan) {
   }
 }
 
+// What a step's kernels use: the unfused plan's three, the fused plan's one stage kernel of
+// the integrator, with the launch's threads and shared memory (the host gives no registers or
+// blocks per SM).
+TEST(SolverPlans, KernelUsesNameTheLaunchesOfAStep) {
+  Cavity unfused("maxwell3d", 1, 2, host());
+  std::vector<std::string> names;
+  for (const rtcg::tune::KernelUse& k : unfused.solver->kernel_uses()) {
+    names.push_back(k.kernel);
+    EXPECT_GT(k.threads, 0) << k.kernel;
+    EXPECT_EQ(k.registers, 0) << k.kernel;
+    EXPECT_EQ(k.blocks_per_multiprocessor, 0) << k.kernel;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"rtdg_volume", "rtdg_surface", "rtdg_lserk"}));
+  for (const Integrator integrator : {Integrator::lserk4, Integrator::ssprk3}) {
+    Cavity fused_case("maxwell3d", 1, 2, host(), 1.0, fluxes::ScalarType::float64, integrator,
+                      fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor));
+    const std::vector<rtcg::tune::KernelUse> uses = fused_case.solver->kernel_uses();
+    ASSERT_EQ(uses.size(), 1u);
+    EXPECT_EQ(uses[0].kernel, integrator == Integrator::lserk4 ? "rtdg_stage_lserk" : "rtdg_stage_ssp");
+    EXPECT_EQ(uses[0].threads, fused_case.solver->kernels().stage_threads);
+    EXPECT_EQ(uses[0].shared_bytes, fused_case.solver->kernels().stage_shared_bytes);
+    EXPECT_GT(uses[0].shared_bytes, 0u);
+  }
+}
+
 // A plan that does not fit is refused with what to change.
 TEST(SolverPlans, OversizedPlansAreRefused) {
   Cavity a("maxwell3d", 1, 3, host());  // Np = 20: 64 elements are 1280 threads

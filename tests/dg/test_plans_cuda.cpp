@@ -55,6 +55,11 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
     worst = std::max(worst, std::abs(expected[i] - got[i]));
   }
   EXPECT_LE(worst, (single ? 1e-4 : 1e-12) * scale);
+  // The default plan's kernels as compiled for this device: registers and blocks per SM.
+  for (const rtcg::tune::KernelUse& k : cuda_case.solver->kernel_uses()) {
+    EXPECT_GT(k.registers, 0) << k.kernel;
+    EXPECT_GE(k.blocks_per_multiprocessor, 1) << k.kernel;
+  }
 
   // The CUDA space, with the TF32 products (float only) and the pipelined element groups the
   // default space leaves out.

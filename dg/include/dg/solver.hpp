@@ -19,6 +19,7 @@
 #include <fluxes/law.hpp>
 #include <mesh/local_mesh.hpp>
 #include <rtcg/backend.hpp>
+#include <rtcg/tuning_db.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -116,6 +117,11 @@ public:
   const fluxes::Law& law() const;
   rtcg::Backend& backend() const;
   const GeneratedKernels& kernels() const;
+  // What the kernels of a time step use with the current plan, one entry per kernel in the
+  // order a stage launches them (fused: the stage kernel; unfused: volume, surface, update),
+  // each launched over all K elements: registers, threads and shared memory per block, blocks
+  // per SM (rtcg::tune::kernel_use; registers and blocks are 0 on the host backend).
+  std::vector<rtcg::tune::KernelUse> kernel_uses() const;
   const SolverSetup& setup() const;
   // What the kernels are generated from (law, parameters, element, conditions in use, incident
   // field, precision, plan), and each face's code in them ([K][Nfaces]: 0 interior, b + 1 the

@@ -16,6 +16,7 @@
 #include <rtcg/host_buffer.hpp>
 #include <rtcg/log.hpp>
 #include <rtcg/reduction.hpp>
+#include <rtcg/tuner.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -79,6 +80,7 @@ struct Engine {
   virtual void download_range(std::size_t offset, std::span<double> out) const = 0;  // kernel layout
   virtual const void* state_data() const = 0;  // the device state q (kernel layout)
   virtual void step(double t, double dt) = 0;
+  virtual std::vector<rtcg::tune::KernelUse> kernel_uses() const = 0;  // Solver::kernel_uses
   double exchange_seconds = 0;  // host time in exchange_start and exchange_finish
   HaloTransfer transfer = HaloTransfer::none;
   bool exchange_on = true;      // Solver::set_halo_exchange
@@ -357,6 +359,23 @@ struct EngineT final : Engine {
 
   void staged(rtcg::Array<T>& state) {
     if (after_stage) after_stage(state.data());
+  }
+
+  std::vector<rtcg::tune::KernelUse> kernel_uses() const override {
+    const int slots = backend.device_info().max_threads_per_multiprocessor;
+    if (generated.fusion == Fusion::stage) {
+      const bool lserk4 = integrator == Integrator::lserk4;
+      return {rtcg::tune::kernel_use(lserk4 ? "rtdg_stage_lserk" : "rtdg_stage_ssp", lserk4 ? *stage_lserk : *stage_ssp,
+                                     stage_shape(0, K), slots)};
+    }
+    const bool lserk4 = integrator == Integrator::lserk4;
+    return {rtcg::tune::kernel_use("rtdg_volume", *volume,
+                                   element_shape(generated.volume_threads, generated.volume_elements_per_block, 0, K), slots),
+            rtcg::tune::kernel_use("rtdg_surface", *surface,
+                                   element_shape(generated.surface_threads, generated.surface_elements_per_block, 0, K),
+                                   slots),
+            rtcg::tune::kernel_use(lserk4 ? "rtdg_lserk" : "rtdg_ssp", lserk4 ? *lserk : *ssp, update_shape(),
+                                   slots)};
   }
 
   void step(double t, double dt) override {
@@ -743,6 +762,7 @@ const Discretization& Solver::discretization() const { return impl_->disc; }
 const fluxes::Law& Solver::law() const { return *impl_->setup.law; }
 rtcg::Backend& Solver::backend() const { return impl_->backend; }
 const GeneratedKernels& Solver::kernels() const { return impl_->kernels; }
+std::vector<rtcg::tune::KernelUse> Solver::kernel_uses() const { return impl_->engine->kernel_uses(); }
 const SolverSetup& Solver::setup() const { return impl_->setup; }
 const KernelSpec& Solver::kernel_spec() const { return impl_->spec; }
 const std::vector<std::int32_t>& Solver::face_codes() const { return impl_->face_codes; }

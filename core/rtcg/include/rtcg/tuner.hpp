@@ -110,6 +110,13 @@ private:
   TimingOptions options_;
 };
 
+// What `kernel` uses when launched with `shape`: its registers, the shape's threads and dynamic
+// shared memory, and the blocks per SM the backend's occupancy calculator allows, counted
+// against `max_threads_per_multiprocessor` (DeviceInfo); 0 where the backend does not say.
+// The tuner records this for every variant that fits (Timing::kernels).
+KernelUse kernel_use(const std::string& name, const Kernel& kernel, const LaunchShape& shape,
+                     int max_threads_per_multiprocessor);
+
 // The table `rtdg tune` prints: every variant with its median, spread, GB/s (when the job
 // gives its traffic) and status, the winner marked, and a summary line.
 std::string format_table(const TuningResult& result);

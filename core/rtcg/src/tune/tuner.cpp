@@ -86,22 +86,10 @@ std::string launch_problem(const Variant& variant, const Module& module, std::si
   return {};
 }
 
-// What each launch of a variant that fits uses (registers, threads, shared memory, blocks per
-// SM: the occupancy calculator's fraction of the SM's `max_threads_per_sm` thread slots).
+// What each launch of a variant that fits uses.
 std::vector<KernelUse> kernel_uses(const Variant& variant, const Module& module, int max_threads_per_sm) {
   std::vector<KernelUse> uses;
-  for (const auto& [name, shape] : variant.launches) {
-    const auto kernel = module.kernel(name);
-    KernelUse use;
-    use.kernel = name;
-    use.registers = kernel->attributes().registers;
-    use.threads = static_cast<int>(shape.block.x * shape.block.y * shape.block.z);
-    use.shared_bytes = shape.shared_bytes;
-    if (const auto occupancy = kernel->occupancy(use.threads, shape.shared_bytes);
-        occupancy && use.threads > 0 && max_threads_per_sm > 0)
-      use.blocks_per_multiprocessor = static_cast<int>(std::lround(*occupancy * max_threads_per_sm / use.threads));
-    uses.push_back(std::move(use));
-  }
+  for (const auto& [name, shape] : variant.launches) uses.push_back(kernel_use(name, *module.kernel(name), shape, max_threads_per_sm));
   return uses;
 }
 
@@ -134,6 +122,22 @@ double interquartile_spread(std::vector<double> values) {
   };
   const double mid = median(values);
   return mid > 0 ? (quantile(0.75) - quantile(0.25)) / mid : 0;
+}
+
+KernelUse kernel_use(const std::string& name, const Kernel& kernel, const LaunchShape& shape,
+                     int max_threads_per_multiprocessor) {
+  KernelUse use;
+  use.kernel = name;
+  use.registers = kernel.attributes().registers;
+  use.threads = static_cast<int>(shape.block.x * shape.block.y * shape.block.z);
+  use.shared_bytes = shape.shared_bytes;
+  // The occupancy calculator gives the fraction of the SM's thread slots that resident blocks
+  // of this launch fill: blocks = fraction x slots / threads (exact, up to rounding).
+  if (const auto occupancy = kernel.occupancy(use.threads, shape.shared_bytes);
+      occupancy && use.threads > 0 && max_threads_per_multiprocessor > 0)
+    use.blocks_per_multiprocessor =
+        static_cast<int>(std::lround(*occupancy * max_threads_per_multiprocessor / use.threads));
+  return use;
 }
 
 std::string template_hash(std::string_view generator_text) { return Sha256::hex(generator_text).substr(0, 16); }
