@@ -238,12 +238,13 @@ TEST(Tuner, DropsBrokenVariantsAndKeepsTheReasons) {
 TEST(Tuner, PrunedPointsAreNotCompiled) {
   rtcg::tune::Job job = sleeping_job();
   job.space = {};
-  job.space.parameter("cost", {1, 2, 3});
-  job.default_point = {{"cost", 1}};
+  // Costs far apart (2 and 12 ms timed), so a loaded machine's scheduling cannot swap them.
+  job.space.parameter("cost", {2, 4, 12});
+  job.default_point = {{"cost", 2}};
   const auto sleep_generate = job.generate;
   auto generated = std::make_shared<std::atomic<int>>(0);
   job.generate = [sleep_generate, generated](const Point& point) {
-    if (point.at("cost") == 2) throw rtcg::tune::Pruned("it would lose occupancy: 1 block per SM instead of 2");
+    if (point.at("cost") == 4) throw rtcg::tune::Pruned("it would lose occupancy: 1 block per SM instead of 2");
     ++*generated;
     return sleep_generate(point);
   };
@@ -255,7 +256,7 @@ TEST(Tuner, PrunedPointsAreNotCompiled) {
   EXPECT_TRUE(result.variants[1].times_ms.empty());
   EXPECT_TRUE(result.variants[2].ok());
   EXPECT_EQ(generated->load(), 2);
-  EXPECT_EQ(result.best().point.at("cost"), 1);
+  EXPECT_EQ(result.best().point.at("cost"), 2);
   const std::string table = rtcg::tune::format_table(result);
   EXPECT_NE(table.find("dropped (pruned): it would lose occupancy"), std::string::npos) << table;
   EXPECT_NE(table.find("3 variants, 0 dropped, 1 pruned; compiled in"), std::string::npos) << table;
