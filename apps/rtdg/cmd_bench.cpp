@@ -61,11 +61,7 @@ struct Figures {
 // "56 registers, 7 blocks/SM" for a plan's kernels (the most registers and fewest blocks over
 // them: what limits its occupancy), or "" where the backend does not say.
 std::string resources_text(const std::vector<rtcg::tune::KernelUse>& kernels) {
-  int registers = 0, blocks = 0;
-  for (const rtcg::tune::KernelUse& k : kernels) {
-    registers = std::max(registers, k.registers);
-    if (k.blocks_per_multiprocessor > 0) blocks = blocks > 0 ? std::min(blocks, k.blocks_per_multiprocessor) : k.blocks_per_multiprocessor;
-  }
+  const auto [registers, blocks] = rtcg::tune::resource_limit(kernels);
   if (registers == 0 && blocks == 0) return {};
   return std::to_string(registers) + " registers, " + std::to_string(blocks) + " blocks/SM";
 }

@@ -262,6 +262,17 @@ TEST(Tuner, PrunedPointsAreNotCompiled) {
   EXPECT_NE(table.find("3 variants, 0 dropped, 1 pruned; compiled in"), std::string::npos) << table;
 }
 
+// What limits a variant of several kernels: the most registers, the fewest blocks per SM that
+// a backend reported (0, unknown, is not a limit).
+TEST(Tuner, ResourceLimitIsTheWorstKernel) {
+  EXPECT_EQ(rtcg::tune::resource_limit({}).registers, 0);
+  EXPECT_EQ(rtcg::tune::resource_limit({}).blocks_per_multiprocessor, 0);
+  const rtcg::tune::ResourceLimit limit =
+      rtcg::tune::resource_limit({{"a", 40, 128, 0, 12}, {"b", 72, 128, 4096, 0}, {"c", 56, 256, 0, 7}});
+  EXPECT_EQ(limit.registers, 72);
+  EXPECT_EQ(limit.blocks_per_multiprocessor, 7);
+}
+
 TEST(Tuner, RejectsADefaultOutsideTheSpace) {
   rtcg::tune::Job job = sleeping_job();
   job.default_point = {{"cost", 3}};

@@ -543,11 +543,7 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
   // the fewest blocks over its launches: for a fused plan, its one stage kernel); "-" where the
   // backend does not say (the host) or the plan never compiled.
   auto resources = [](const rtcg::tune::Timing& t) {
-    int registers = 0, blocks = 0;
-    for (const rtcg::tune::KernelUse& k : t.kernels) {
-      registers = std::max(registers, k.registers);
-      if (k.blocks_per_multiprocessor > 0) blocks = blocks > 0 ? std::min(blocks, k.blocks_per_multiprocessor) : k.blocks_per_multiprocessor;
-    }
+    const auto [registers, blocks] = rtcg::tune::resource_limit(t.kernels);
     char cells[32];
     std::snprintf(cells, sizeof cells, " %5s %9s", registers > 0 ? std::to_string(registers).c_str() : "-",
                   blocks > 0 ? std::to_string(blocks).c_str() : "-");

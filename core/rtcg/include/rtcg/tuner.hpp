@@ -116,6 +116,13 @@ private:
 // The tuner records this for every variant that fits (Timing::kernels).
 KernelUse kernel_use(const std::string& name, const Kernel& kernel, const LaunchShape& shape,
                      int max_threads_per_multiprocessor);
+// The most registers per thread and the fewest blocks per SM over a variant's kernels (0 where
+// none says): what limits the occupancy of a variant that launches several.
+struct ResourceLimit {
+  int registers = 0;
+  int blocks_per_multiprocessor = 0;
+};
+ResourceLimit resource_limit(const std::vector<KernelUse>& kernels);
 
 // The table `rtdg tune` prints: every variant with its median, spread, GB/s (when the job
 // gives its traffic) and status, the winner marked, and a summary line.

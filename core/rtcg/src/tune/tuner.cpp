@@ -140,6 +140,17 @@ KernelUse kernel_use(const std::string& name, const Kernel& kernel, const Launch
   return use;
 }
 
+ResourceLimit resource_limit(const std::vector<KernelUse>& kernels) {
+  ResourceLimit limit;
+  for (const KernelUse& k : kernels) {
+    limit.registers = std::max(limit.registers, k.registers);
+    if (k.blocks_per_multiprocessor > 0 &&
+        (limit.blocks_per_multiprocessor == 0 || k.blocks_per_multiprocessor < limit.blocks_per_multiprocessor))
+      limit.blocks_per_multiprocessor = k.blocks_per_multiprocessor;
+  }
+  return limit;
+}
+
 std::string template_hash(std::string_view generator_text) { return Sha256::hex(generator_text).substr(0, 16); }
 
 const Timing& TuningResult::best() const {
