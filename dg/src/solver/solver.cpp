@@ -363,12 +363,10 @@ struct EngineT final : Engine {
 
   std::vector<rtcg::tune::KernelUse> kernel_uses() const override {
     const int slots = backend.device_info().max_threads_per_multiprocessor;
-    if (generated.fusion == Fusion::stage) {
-      const bool lserk4 = integrator == Integrator::lserk4;
+    const bool lserk4 = integrator == Integrator::lserk4;
+    if (generated.fusion == Fusion::stage)
       return {rtcg::tune::kernel_use(lserk4 ? "rtdg_stage_lserk" : "rtdg_stage_ssp", lserk4 ? *stage_lserk : *stage_ssp,
                                      stage_shape(0, K), slots)};
-    }
-    const bool lserk4 = integrator == Integrator::lserk4;
     return {rtcg::tune::kernel_use("rtdg_volume", *volume,
                                    element_shape(generated.volume_threads, generated.volume_elements_per_block, 0, K), slots),
             rtcg::tune::kernel_use("rtdg_surface", *surface,
