@@ -120,6 +120,9 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
           // pipelined groups.
           if (variant == 4 || ((variant == 6 || variant == 8) && N == 7)) spec.plan.row_tiles = 2;
           if (variant == 5 || variant == 7) spec.plan.row_tiles = 3;
+          // The products' k loops unrolled a set number of steps: 16-row tiles (m16n8k4 only),
+          // 8-row split directions and TF32.
+          if (variant == 4 || variant == 6 || variant == 7) spec.plan.k_unroll = N == 4 ? 2 : 0;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

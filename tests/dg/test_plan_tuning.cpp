@@ -112,7 +112,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 groups=1");
+            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -124,6 +124,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("tile_rows");
   old_point.erase("directions");
   old_point.erase("row_tiles");
+  old_point.erase("k_unroll");
   old_point.erase("groups");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
@@ -151,6 +152,14 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   rtcg::tune::Point too_many = point_of(plan);
   too_many["row_tiles"] = max_row_tiles + 1;
   EXPECT_THROW((void)plan_of(too_many), Error);
+  plan.k_unroll = 4;
+  EXPECT_EQ(point_of(plan).at("k_unroll"), 4);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  rtcg::tune::Point unrolled_too_far = point_of(plan);
+  unrolled_too_far["k_unroll"] = max_k_unroll + 1;
+  EXPECT_THROW((void)plan_of(unrolled_too_far), Error);
+  plan.k_unroll = 0;
   plan.row_tiles = 1;
   plan.derivative = Derivative::state;
   plan.directions = Directions::joint;
@@ -215,6 +224,25 @@ TEST(PlanTuning, PipelinedGroupsOnlyWithPrefetch) {
   EXPECT_EQ(single, 11);  // the space without groups (Tf32ProductsStayOutOfHostSpaces)
   EXPECT_GT(pipelined, 0);
   EXPECT_EQ(plan_search_space(*cavity.solver, tiny_space()).points().size(), 11u);
+}
+
+// A set k-loop unrolling joins only tensor-product plans; every plan keeps k_unroll = all too.
+TEST(PlanTuning, KUnrollOnlyWithTensorProducts) {
+  PlanSpace space = tiny_space();
+  space.products = {Products::scalar, Products::tensor};
+  space.k_unroll = {2};
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  const std::vector<rtcg::tune::Point> points = plan_search_space(*cavity.solver, space).points();
+  int unrolled = 0, tensor = 0;
+  for (const rtcg::tune::Point& p : points) {
+    if (p.at("products") != 0 && p.at("k_unroll") == 0) ++tensor;
+    if (p.at("k_unroll") == 0) continue;
+    ++unrolled;
+    EXPECT_EQ(p.at("k_unroll"), 2) << rtcg::tune::to_string(p);
+    EXPECT_NE(p.at("products"), 0) << rtcg::tune::to_string(p);
+  }
+  EXPECT_GT(tensor, 0);
+  EXPECT_EQ(unrolled, tensor);  // each tensor plan once more, unrolled 2 steps at a time
 }
 
 // The H100's occupancy limits (cuDeviceGetAttribute on an H100 80GB HBM3).
@@ -320,6 +348,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(space.tile_rows, (std::vector<int>{16}));
   set_space_values(space, "row_tiles=1,2,3");
   EXPECT_EQ(space.row_tiles, (std::vector<int>{1, 2, 3}));
+  set_space_values(space, "k_unroll=all,1,2");
+  EXPECT_EQ(space.k_unroll, (std::vector<int>{0, 1, 2}));
   set_space_values(space, "elements=3,5");
   EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
   auto error_of = [&](const std::string& text) {
@@ -336,6 +366,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("groups=0"), "plan space 'groups=0': groups value '0' is not a whole number in 1..64");
   EXPECT_EQ(error_of("tile_rows=12"), "plan space 'tile_rows=12': tile_rows are 8 or 16");
   EXPECT_EQ(error_of("row_tiles=9"), "plan space 'row_tiles=9': row_tiles value '9' is not a whole number in 1..8");
+  EXPECT_EQ(error_of("k_unroll=all,0"),
+            "plan space 'k_unroll=all,0': k_unroll value '0' is not 'all' or a whole number in 1..16");
   EXPECT_EQ(error_of("products=tf32"),
             "plan space 'products=tf32': unknown products 'tf32'; valid values: scalar, tensor, tf32x3");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);

@@ -135,6 +135,14 @@ std::vector<Plan> fused_plans() {
             plan.row_tiles = 2;
             plan.groups_per_block = 2;
             return plan;
+          }(),
+          // The products' k loops unrolled a set number of steps (on the host the products are
+          // loops either way; the GPU test checks the CUDA code).
+          [] {
+            Plan plan = fused(Layout::element_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.directions = Directions::split;
+            plan.k_unroll = 2;
+            return plan;
           }()};
 }
 
@@ -213,7 +221,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
-                                  "groups=1");
+                                  "k_unroll=all groups=1");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan tall = prefetching;
   tall.tile_rows = 16;
@@ -234,7 +242,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
-                           "groups=1");
+                           "k_unroll=all groups=1");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;
@@ -248,6 +256,24 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, 16-row tiles, directions split, 2 row tiles/warp, prefetch, 4 groups/block pipelined");
   EXPECT_EQ(plan_from_text(to_text(blocked)), blocked);
+  Plan unrolled = blocked;
+  unrolled.k_unroll = 2;
+  EXPECT_EQ(unrolled.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, 16-row tiles, directions split, 2 row tiles/warp, k unrolled 2x, prefetch, 4 groups/block pipelined");
+  EXPECT_NE(to_text(unrolled).find(" k_unroll=2 "), std::string::npos) << to_text(unrolled);
+  EXPECT_EQ(plan_from_text(to_text(unrolled)), unrolled);
+  for (const char* bad : {"k_unroll=0", "k_unroll=17", "k_unroll=full"}) {
+    try {
+      (void)plan_from_text(std::string("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                                       "derivative=flux products=tensor prefetch=on ") + bad);
+      FAIL() << bad << ": no error";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string(bad) + " is not 'all' or a whole number in 1..16"),
+                std::string::npos)
+          << error.what();
+    }
+  }
   try {
     (void)plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                          "derivative=flux products=tensor prefetch=on row_tiles=0");
@@ -462,6 +488,27 @@ TEST(SolverPlans, RowTilesOutsideTensorProductsOrRegistersAreRefused) {
     EXPECT_NE(std::string(error.what()).find("more than 48 accumulator registers per thread"), std::string::npos) << error.what();
   }
   plan.row_tiles = max_row_tiles + 1;
+  EXPECT_THROW(a.solver->set_plan(plan), Error);
+}
+
+// A set k-loop unrolling is for tensor products; out-of-range counts are refused.
+TEST(SolverPlans, KUnrollOutsideTensorProductsIsRefused) {
+  Cavity a("maxwell3d", 1, 1, host());
+  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
+  plan.k_unroll = 2;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("unrolling the k loop by a set count (k_unroll) is for tensor-core products"),
+              std::string::npos)
+        << error.what();
+  }
+  plan.products = Products::tensor;
+  EXPECT_NO_THROW(a.solver->set_plan(plan));
+  plan.k_unroll = max_k_unroll + 1;
+  EXPECT_THROW(a.solver->set_plan(plan), Error);
+  plan.k_unroll = -1;
   EXPECT_THROW(a.solver->set_plan(plan), Error);
 }
 

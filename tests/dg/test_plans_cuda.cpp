@@ -3,7 +3,8 @@
 // DG tuning job over the whole CUDA plan space keeps every variant that fits (its check
 // compares one step of each with the CUDA default plan). A variant may be dropped only for
 // not fitting (shared memory, threads, registers), never for a wrong answer, a failed
-// compile or a failed run.
+// compile or a failed run. The same for a narrower space with the products' k loops unrolled
+// a set number of steps (Plan::k_unroll).
 #include "solver_support.hpp"
 
 #include <dg/tuning.hpp>
@@ -35,6 +36,38 @@ struct CudaCase {
   int N;
   fluxes::ScalarType scalar;
 };
+
+// Tunes `space` on the solver with one run per variant: every variant either runs (and so passed
+// the tuner's check against the CUDA default plan) or does not fit.
+void expect_every_variant_fits_or_matches(Solver& solver, const PlanSpace& space) {
+  rtcg::Backend& cuda = rtcg::backend("cuda");
+  const PlanJob job = make_plan_job(solver, space);
+  rtcg::tune::TimingOptions options = plan_timing_options();
+  options.warmup_runs = 0;
+  options.min_runs = 1;
+  options.max_runs = 1;
+  const rtcg::tune::TuningResult result = rtcg::tune::Tuner(cuda, options).tune(job.job);
+  int kept = 0;
+  for (const rtcg::tune::Timing& t : result.variants) {
+    const std::string plan = plan_of(t.point).describe();
+    EXPECT_TRUE(t.ok() || t.status == "generate" || t.status == "launch" || t.status == "spill")
+        << plan << ": " << t.status << ": " << t.reason;
+    if (t.status == "generate") {
+      EXPECT_NE(t.reason.find("does not fit"), std::string::npos) << plan << ": " << t.reason;
+    }
+    // A plan that ran says what its kernels use: registers from the compiler, blocks per SM
+    // from the driver's occupancy calculator.
+    if (t.ok()) {
+      EXPECT_FALSE(t.kernels.empty()) << plan;
+      for (const rtcg::tune::KernelUse& k : t.kernels) {
+        EXPECT_GT(k.registers, 0) << plan << ": " << k.kernel;
+        EXPECT_GE(k.blocks_per_multiprocessor, 1) << plan << ": " << k.kernel;
+      }
+    }
+    kept += t.ok() ? 1 : 0;
+  }
+  EXPECT_GE(kept, 2) << "fewer than two plans ran";
+}
 
 class CudaPlans : public ::testing::TestWithParam<CudaCase> {};
 
@@ -68,32 +101,28 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   space.groups_per_block = {1, 2};
   space.row_tiles = {1, 2, 3};
   space.prune = false;  // every pipelined plan too, not only those the tuner would time
-  const PlanJob job = make_plan_job(*cuda_case.solver, space);
-  rtcg::tune::TimingOptions options = plan_timing_options();
-  options.warmup_runs = 0;
-  options.min_runs = 1;
-  options.max_runs = 1;
-  const rtcg::tune::TuningResult result = rtcg::tune::Tuner(cuda, options).tune(job.job);
-  int kept = 0;
-  for (const rtcg::tune::Timing& t : result.variants) {
-    const std::string plan = plan_of(t.point).describe();
-    EXPECT_TRUE(t.ok() || t.status == "generate" || t.status == "launch" || t.status == "spill")
-        << plan << ": " << t.status << ": " << t.reason;
-    if (t.status == "generate") {
-      EXPECT_NE(t.reason.find("does not fit"), std::string::npos) << plan << ": " << t.reason;
-    }
-    // A plan that ran says what its kernels use: registers from the compiler, blocks per SM
-    // from the driver's occupancy calculator.
-    if (t.ok()) {
-      EXPECT_FALSE(t.kernels.empty()) << plan;
-      for (const rtcg::tune::KernelUse& k : t.kernels) {
-        EXPECT_GT(k.registers, 0) << plan << ": " << k.kernel;
-        EXPECT_GE(k.blocks_per_multiprocessor, 1) << plan << ": " << k.kernel;
-      }
-    }
-    kept += t.ok() ? 1 : 0;
-  }
-  EXPECT_GE(kept, 2) << "fewer than two plans ran";
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
+}
+
+// The products' k loops unrolled a set number of steps (Plan::k_unroll; 16-row tiles then take
+// k in steps of 4 only) in every tensor-product path, with the tuner's check against the default
+// plan. A narrower space than the test above, which would take twice as long with k_unroll in it.
+TEST_P(CudaPlans, KUnrolledProductsMatchTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.layouts = {Layout::element_major};
+  space.elements_per_block = {2, 4};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::global};
+  space.products = {Products::tensor, Products::tf32x3};
+  space.prefetch = {Prefetch::on};
+  space.row_tiles = {1, 2};
+  space.k_unroll = {1, 2};
+  space.groups_per_block = {1, 2};
+  space.prune = false;
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
 std::vector<CudaCase> cases() {

@@ -90,6 +90,14 @@ enum class Directions : unsigned char { joint, split };
 // items per block (ceil(row tiles / MR) x column groups; a last partial item recomputes its
 // last tile and does not store it). 16-row tiles are MR = 2 of 8-row ones in this respect.
 inline constexpr int max_row_tiles = 8;
+// Tensor products: fragment steps of a product's k loop that the generated code unrolls (0:
+// all of them). Fully unrolled, the compiler issues the operator loads of many steps ahead
+// of their mma, which costs registers: 16-row tiles with m16n8k16 (8 operator values per lane
+// per step) take 94-106 registers per thread at orders 2-7, against 56 for 8-row tiles. With
+// k_unroll = U > 0 the loop is unrolled U times and 16-row tiles take k in steps of 4 only
+// (m16n8k4: 2 operator values per lane; the same rate as m16n8k16 on the H100), which brings
+// them to 56-70 registers (compiled for sm_90).
+inline constexpr int max_k_unroll = 16;
 
 inline constexpr int max_groups_per_block = 64;
 
@@ -115,6 +123,7 @@ struct Plan {
   int tile_rows = 8;  // tensor products only: 8 or 16 (see above); tf32x3: 16
   Directions directions = Directions::joint;  // tensor products of the flux derivative only
   int row_tiles = 1;  // tensor products only: operator row tiles per warp item, 1 .. max_row_tiles
+  int k_unroll = 0;   // tensor products only: k steps unrolled, 0 (all) or 1 .. max_k_unroll
   // Element groups per thread block (prefetch = on only): 1, or G > 1 consecutive groups of
   // NE elements per block, computed one after another while the next group's state and
   // neighbours' traces arrive in a second shared-memory buffer (cp.async on CUDA, sm_80 and
@@ -146,13 +155,14 @@ Directions parse_directions(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
-// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 groups=1" (an unfused plan: "fusion=none layout=field_major volume_elements=0
-// surface_elements=0 update_block=256"), and back. from_text throws dg::Error naming the bad
-// word; a fused plan without products= (written before tensor products existed) is scalar,
-// one without prefetch= (written before prefetching existed) does not prefetch, one without
-// tile_rows= has 8-row tiles, one without directions= computes the directions jointly, one
-// without row_tiles= has one row tile per warp item, one without groups= has one element group
-// per block.
+// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1"
+// (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
+// without products= (written before tensor products existed) is scalar, one without prefetch=
+// (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
+// tiles, one without directions= computes the directions jointly, one without row_tiles= has
+// one row tile per warp item, one without k_unroll= unrolls all k steps, one without groups=
+// has one element group per block.
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

@@ -56,6 +56,8 @@ struct PlanSpace {
   // slower than the best with 1, and trying them made the sweep of orders 1-7 take 304 s
   // instead of about 200.
   std::vector<int> row_tiles{1};
+  // Tensor products only: k steps unrolled in the products' loops (Plan::k_unroll; 0: all).
+  std::vector<int> k_unroll{0};
   // Element groups per block (prefetching fused plans; CUDA devices of compute capability 8.0
   // and newer, or the host). With `prune`, G > 1 is compiled only where it costs no thread
   // blocks per SM (pipelining_pruned); measured on the H100 that is where it wins (order 7).
@@ -73,18 +75,21 @@ struct PlanSpace {
 // A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
-// directions, row_tiles, groups (values as in plan texts). Throws dg::Error naming what is wrong.
+// directions, row_tiles, k_unroll, groups (values as in plan texts: k_unroll=all,2). Throws
+// dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
 // The tuning database's family name for DG plans.
 inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
-// operators, derivative, products, prefetch, tile_rows, directions, row_tiles, groups; enums as their
+// operators, derivative, products, prefetch, tile_rows, directions, row_tiles, k_unroll (0:
+// all), groups; enums as their
 // integer values). A point without products (stored before tensor products existed) is a
 // scalar plan, one without prefetch does not prefetch, one without tile_rows has 8-row tiles,
 // one without directions computes them jointly, one without row_tiles has one row tile per
-// warp item, one without groups has one group per block.
+// warp item, one without k_unroll unrolls all k steps, one without groups has one group per
+// block.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

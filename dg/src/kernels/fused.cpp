@@ -28,7 +28,9 @@
 // fragments at once with m16n8k16 (k in steps of 16) and m16n8k4 (the rest), which run at twice
 // the rate of m8n8k4 on Hopper (benchmarks/dmma_shapes.cu: 66 against 33 TFLOP/s on the H100)
 // and read each column fragment once per 16 operator rows, for more padding rows (Np up to a
-// multiple of 16). The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
+// multiple of 16). Plan::k_unroll > 0 unrolls the k loops that many steps instead of fully
+// and takes 16-row tiles' k in steps of 4 only: fewer operator values loaded ahead, so fewer
+// registers (m16n8k16 wants 8 per lane and step). The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
 // leading dimensions are 4 mod 8 so that a fragment load is conflict-free, LDY and LDZ 2 mod 8
 // for the tile stores. The host backend computes the same padded products with loops.
 //
@@ -185,8 +187,11 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
 
 // rtdg_products: acc[nb] += A(tile row mt) x B(columns col0 + 8 nb ..), one warp (CUDA), and
 // rtdg_store_tiles: the tiles into Y[col * LDY + row]. The host computes a whole product with
-// rtdg_host_products. Written once per program, before the kernels.
-void write_tensor_helpers(rtcg::SourceWriter& w) {
+// rtdg_host_products. Written once per program, before the kernels. k_unroll: Plan::k_unroll.
+void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
+  // The k loops' unrolling: all steps, or k_unroll at a time (the compiler then hoists fewer
+  // operator loads ahead of their mma, so the kernel needs fewer registers).
+  const std::string k_loop = k_unroll == 0 ? "#pragma unroll" : "#pragma unroll " + str(k_unroll);
   // The host backend compiles the program inside extern "C" (kernels are looked up by name);
   // templates need C++ linkage.
   w.line("extern \"C++\" {");
@@ -256,7 +261,7 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("  const real* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
   w.line("#if RTDG_TF32");
   w.line("  // k in steps of 8: 8-row fragments (2 mt, kt), (2 mt + 1, kt) for k = t and kt + 1 for k = t + 4.");
-  w.line("#pragma unroll");
+  w.line(k_loop);
   w.line("  for (int k8 = 0; k8 < (TK + 1) / 2; ++k8) {");
   w.line("    const bool whole = 2 * k8 + 1 < TK;  // an odd TK's last step has no k = t + 4 half");
   w.line("    unsigned ah[RTDG_MR][4], al[RTDG_MR][4];");
@@ -276,43 +281,52 @@ void write_tensor_helpers(rtcg::SourceWriter& w) {
   w.line("    }");
   w.line("  }");
   w.line("#elif RTDG_TILE_ROWS == 16");
-  w.line("  // k in steps of 16 (m16n8k16: a quarter of the dependent steps of m16n8k4, so a warp's few");
-  w.line("  // accumulator chains wait less), the rest in steps of 4.");
-  w.line("#pragma unroll");
-  w.line("  for (int k16 = 0; k16 < TK / 4; ++k16) {");
-  w.line("    double a16[RTDG_MR][8];");
-  w.line("#pragma unroll");
-  w.line("    for (int m = 0; m < RTDG_MR; ++m)");
-  w.line("#pragma unroll");
-  w.line("      for (int j = 0; j < 4; ++j) {");
-  w.line("        a16[m][2 * j] = __ldg(a[m] + (4 * k16 + j) * 32);");
-  w.line("        a16[m][2 * j + 1] = __ldg(a[m] + (TKS + 4 * k16 + j) * 32);");
-  w.line("      }");
-  w.line("#pragma unroll");
-  w.line("    for (int nb = 0; nb < TN; ++nb) {");
-  w.line("      const real* bn = b + nb * 8 * TLDB + k16 * 16;");
-  w.line("      const double b0 = bn[0], b1 = bn[4], b2 = bn[8], b3 = bn[12];");
-  w.line("#pragma unroll");
-  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma16(acc[m][nb], a16[m], b0, b1, b2, b3);");
-  w.line("    }");
-  w.line("  }");
-  w.line("#pragma unroll");
-  w.line("  for (int kt = TK / 4 * 4; kt < TK; ++kt) {");
-  w.line("    double a0[RTDG_MR], a1[RTDG_MR];");
-  w.line("#pragma unroll");
-  w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-  w.line("      a0[m] = __ldg(a[m] + kt * 32);");
-  w.line("      a1[m] = __ldg(a[m] + (TKS + kt) * 32);");
-  w.line("    }");
-  w.line("#pragma unroll");
-  w.line("    for (int nb = 0; nb < TN; ++nb) {");
-  w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
-  w.line("#pragma unroll");
-  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], a1[m], bk);");
-  w.line("    }");
-  w.line("  }");
+  // 16-row tiles, k in steps of 4 from `first` (m16n8k4).
+  auto write_k4_loop = [&w](const std::string& pragma, const std::string& first) {
+    w.line(pragma);
+    w.line("  for (int kt = " + first + "; kt < TK; ++kt) {");
+    w.line("    double a0[RTDG_MR], a1[RTDG_MR];");
+    w.line("#pragma unroll");
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+    w.line("      a0[m] = __ldg(a[m] + kt * 32);");
+    w.line("      a1[m] = __ldg(a[m] + (TKS + kt) * 32);");
+    w.line("    }");
+    w.line("#pragma unroll");
+    w.line("    for (int nb = 0; nb < TN; ++nb) {");
+    w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
+    w.line("#pragma unroll");
+    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], a1[m], bk);");
+    w.line("    }");
+    w.line("  }");
+  };
+  if (k_unroll == 0) {
+    w.line("  // k in steps of 16 (m16n8k16: a quarter of the dependent steps of m16n8k4, so a warp's few");
+    w.line("  // accumulator chains wait less), the rest in steps of 4.");
+    w.line("#pragma unroll");
+    w.line("  for (int k16 = 0; k16 < TK / 4; ++k16) {");
+    w.line("    double a16[RTDG_MR][8];");
+    w.line("#pragma unroll");
+    w.line("    for (int m = 0; m < RTDG_MR; ++m)");
+    w.line("#pragma unroll");
+    w.line("      for (int j = 0; j < 4; ++j) {");
+    w.line("        a16[m][2 * j] = __ldg(a[m] + (4 * k16 + j) * 32);");
+    w.line("        a16[m][2 * j + 1] = __ldg(a[m] + (TKS + 4 * k16 + j) * 32);");
+    w.line("      }");
+    w.line("#pragma unroll");
+    w.line("    for (int nb = 0; nb < TN; ++nb) {");
+    w.line("      const real* bn = b + nb * 8 * TLDB + k16 * 16;");
+    w.line("      const double b0 = bn[0], b1 = bn[4], b2 = bn[8], b3 = bn[12];");
+    w.line("#pragma unroll");
+    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma16(acc[m][nb], a16[m], b0, b1, b2, b3);");
+    w.line("    }");
+    w.line("  }");
+    write_k4_loop("#pragma unroll", "TK / 4 * 4");
+  } else {
+    w.line("  // k in steps of 4 (m16n8k4: two operator values per lane and step, so few registers).");
+    write_k4_loop(k_loop, "0");
+  }
   w.line("#else");
-  w.line("#pragma unroll");
+  w.line(k_loop);
   w.line("  for (int kt = 0; kt < TK; ++kt) {");
   w.line("    double a0[RTDG_MR];");
   w.line("#pragma unroll");
@@ -873,6 +887,12 @@ Scratch scratch_of(const KernelSpec& spec) {
     throw Error("the plan does not fit: row tiles per warp item (row_tiles > 1) are for tensor-core products "
                 "(products = tensor or tf32x3)");
   sc.mr = plan.row_tiles;
+  if (plan.k_unroll < 0 || plan.k_unroll > max_k_unroll)
+    throw Error("the plan's k_unroll must be 0 (all) to " + std::to_string(max_k_unroll) + ", got " +
+                std::to_string(plan.k_unroll));
+  if (plan.k_unroll != 0 && !tensor)
+    throw Error("the plan does not fit: unrolling the k loop by a set count (k_unroll) is for tensor-core products "
+                "(products = tensor or tf32x3)");
   if (tensor) {
     if (plan.nodes_per_thread != 1 || plan.operators != Operators::global)
       throw Error("the plan does not fit: tensor-core products read the operators' fragments from global memory, one "
@@ -1023,8 +1043,11 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   if (plan.products != Products::scalar) {
     const bool tf32 = plan.products == Products::tf32x3;
     w.line(tf32                   ? "// Tensor-core tiles: 16 rows, TF32 (mma.m16n8k8), three products each, float sums."
-           : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+           : plan.tile_rows == 16 && plan.k_unroll == 0
+               ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+           : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
                                   : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
+    if (plan.k_unroll != 0) w.line("// The products' k loops unrolled " + str(plan.k_unroll) + " steps at a time (Plan::k_unroll).");
     w.line(std::string("#define RTDG_TF32 ") + (tf32 ? "1" : "0"));
     w.line(std::string("typedef ") + (tf32 ? "float" : "double") + " rtdg_acc;  // the tiles' sums");
     w.line(tf32 ? "#if RTCG_CUDA" : plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
@@ -1040,7 +1063,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("// Operator row tiles per warp item (Plan::row_tiles), and the items' row groups.");
     w.line("#define RTDG_MR " + str(sc.mr));
     w.line("#define RTDG_ROW_GROUPS(rows) ((RTDG_ROW_TILES(rows) + RTDG_MR - 1) / RTDG_MR)");
-    write_tensor_helpers(w);
+    write_tensor_helpers(w, plan.k_unroll);
   }
   const std::string geometry =
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "

@@ -75,7 +75,9 @@ std::string to_text(const Plan& plan) {
          << " operators=" << to_string(plan.operators) << " derivative=" << to_string(plan.derivative)
          << " products=" << to_string(plan.products) << " prefetch=" << to_string(plan.prefetch)
          << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions)
-         << " row_tiles=" << plan.row_tiles << " groups=" << plan.groups_per_block;
+         << " row_tiles=" << plan.row_tiles
+         << " k_unroll=" << (plan.k_unroll == 0 ? std::string("all") : std::to_string(plan.k_unroll))
+         << " groups=" << plan.groups_per_block;
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -122,6 +124,14 @@ Plan plan_from_text(const std::string& text) {
     }
     if (words.count("directions")) plan.directions = parse_directions(take("directions"));
     if (words.count("row_tiles")) plan.row_tiles = number("row_tiles", 1, max_row_tiles);
+    if (words.count("k_unroll")) {
+      const std::string value = take("k_unroll");
+      const std::optional<int> n = parse_whole_number(value, 1, max_k_unroll);
+      if (value != "all" && !n)
+        throw Error("plan '" + text + "': k_unroll=" + value + " is not 'all' or a whole number in 1.." +
+                    std::to_string(max_k_unroll));
+      plan.k_unroll = n.value_or(0);
+    }
     if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
@@ -151,6 +161,7 @@ std::string Plan::describe() const {
            (tile_rows != 8 ? ", " + std::to_string(tile_rows) + "-row tiles" : std::string()) +
            (directions == Directions::split ? ", directions split" : "") +
            (row_tiles != 1 ? ", " + std::to_string(row_tiles) + " row tiles/warp" : std::string()) +
+           (k_unroll != 0 ? ", k unrolled " + std::to_string(k_unroll) + "x" : std::string()) +
            (prefetch == Prefetch::on ? ", prefetch" : "") +
            (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) + " groups/block pipelined" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +

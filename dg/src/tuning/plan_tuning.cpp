@@ -82,6 +82,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.tile_rows = {8};
     space.directions = {Directions::joint};
     space.row_tiles = {1};
+    space.k_unroll = {0};
     space.groups_per_block = {1};
     space.min_threads = 1;
   }
@@ -135,10 +136,20 @@ void set_space_values(PlanSpace& space, const std::string& text) {
       if (rows != 8 && rows != 16) throw Error("plan space '" + text + "': tile_rows are 8 or 16");
   } else if (name == "directions") space.directions = names(parse_directions);
   else if (name == "row_tiles") space.row_tiles = numbers(1, max_row_tiles);
+  else if (name == "k_unroll") {
+    space.k_unroll.clear();
+    for (const std::string& value : values) {
+      const std::optional<int> n = parse_whole_number(value, 1, max_k_unroll);
+      if (value != "all" && !n)
+        throw Error("plan space '" + text + "': k_unroll value '" + value + "' is not 'all' or a whole number in 1.." +
+                    std::to_string(max_k_unroll));
+      space.k_unroll.push_back(n.value_or(0));
+    }
+  }
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
   else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
-                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, groups");
+                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, groups");
 }
 
 Point point_of(const Plan& plan) {
@@ -154,6 +165,7 @@ Point point_of(const Plan& plan) {
                {"tile_rows", fused ? plan.tile_rows : 8},
                {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0},
                {"row_tiles", fused ? plan.row_tiles : 1},
+               {"k_unroll", fused ? plan.k_unroll : 0},
                {"groups", fused ? plan.groups_per_block : 1}};
 }
 
@@ -186,6 +198,11 @@ Plan plan_of(const Point& point) {
     plan.row_tiles = row_tiles != point.end() ? static_cast<int>(row_tiles->second) : 1;
     if (plan.row_tiles < 1 || plan.row_tiles > max_row_tiles)
       throw Error("a DG plan point with row_tiles outside 1.." + std::to_string(max_row_tiles) + ": " +
+                  rtcg::tune::to_string(point));
+    const auto k_unroll = point.find("k_unroll");
+    plan.k_unroll = k_unroll != point.end() ? static_cast<int>(k_unroll->second) : 0;
+    if (plan.k_unroll < 0 || plan.k_unroll > max_k_unroll)
+      throw Error("a DG plan point with k_unroll outside 0.." + std::to_string(max_k_unroll) + ": " +
                   rtcg::tune::to_string(point));
     const auto groups = point.find("groups");
     plan.groups_per_block = groups != point.end() ? static_cast<int>(groups->second) : 1;
@@ -243,6 +260,9 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> row_tiles = ints(space.row_tiles);
   std::erase_if(row_tiles, [](std::int64_t r) { return r < 1 || r > max_row_tiles; });
   if (std::find(row_tiles.begin(), row_tiles.end(), 1) == row_tiles.end()) row_tiles.insert(row_tiles.begin(), 1);
+  std::vector<std::int64_t> k_unroll = ints(space.k_unroll);
+  std::erase_if(k_unroll, [](std::int64_t u) { return u < 0 || u > max_k_unroll; });
+  if (std::find(k_unroll.begin(), k_unroll.end(), 0) == k_unroll.end()) k_unroll.insert(k_unroll.begin(), 0);
   // Pipelined element groups: cp.async on CUDA needs compute capability 8.0 (the host copies).
   std::vector<std::int64_t> groups = ints(space.groups_per_block);
   if (cuda && device.compute_capability_major < 8) groups = {1};
@@ -264,6 +284,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("tile_rows", tile_rows)
       .parameter("directions", directions)
       .parameter("row_tiles", row_tiles)
+      .parameter("k_unroll", k_unroll)
       .parameter("groups", groups);
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
@@ -294,6 +315,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    const std::int64_t mr = p.at("row_tiles");
                    return mr == 1 || (p.at("products") != 0 && mr <= (Np + p.at("tile_rows") - 1) / p.at("tile_rows"));
                  });
+  out.constraint("k steps unrolled (k_unroll > 0): tensor products only",
+                 [](const Point& p) { return p.at("k_unroll") == 0 || p.at("products") != 0; });
   out.constraint("directions split: tensor products of the flux derivative only",
                  [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
