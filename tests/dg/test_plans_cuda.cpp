@@ -106,14 +106,17 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
 
 // The products' k loops unrolled a set number of steps (Plan::k_unroll; 16-row tiles then take
 // k in steps of 4 only) in every tensor-product path, with the tuner's check against the default
-// plan. A narrower space than the test above, which would take twice as long with k_unroll in it.
-TEST_P(CudaPlans, KUnrolledProductsMatchTheDefaultPlan) {
+// plan. A narrower space (4 elements per block) and fewer cases than the test above, which would
+// take twice as long with k_unroll in it.
+class CudaKUnroll : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaKUnroll, KUnrolledProductsMatchTheDefaultPlan) {
   if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
   const CudaCase c = GetParam();
   Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
   PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
   space.layouts = {Layout::element_major};
-  space.elements_per_block = {2, 4};
+  space.elements_per_block = {4};
   space.nodes_per_thread = {1};
   space.operators = {Operators::global};
   space.products = {Products::tensor, Products::tf32x3};
@@ -132,6 +135,14 @@ std::vector<CudaCase> cases() {
     out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float32});
   }
   for (int N : {1, 4, 7}) out.push_back({"maxwell2d_tm", 3, N, fluxes::ScalarType::float64});
+  return out;
+}
+
+std::vector<CudaCase> k_unroll_cases() {
+  std::vector<CudaCase> out;
+  for (int N = 1; N <= 7; ++N) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float64});
+  for (int N : {2, 4, 7}) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float32});
+  out.push_back({"maxwell2d_tm", 3, 4, fluxes::ScalarType::float64});
   return out;
 }
 
@@ -162,10 +173,13 @@ TEST(CudaOccupancy, BlocksPerMultiprocessorMatchesTheDriver) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Orders, CudaPlans, ::testing::ValuesIn(cases()), [](const auto& p) {
+std::string case_name(const ::testing::TestParamInfo<CudaCase>& p) {
   return std::string(p.param.law) + "_N" + std::to_string(p.param.N) +
          (p.param.scalar == fluxes::ScalarType::float32 ? "_f32" : "_f64");
-});
+}
+
+INSTANTIATE_TEST_SUITE_P(Orders, CudaPlans, ::testing::ValuesIn(cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaKUnroll, ::testing::ValuesIn(k_unroll_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg
