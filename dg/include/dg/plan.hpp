@@ -166,6 +166,9 @@ Directions parse_directions(const std::string& text);
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);
+// A k_unroll value as plan texts and spaces write it: "all" (0) or 1..max_k_unroll; nothing
+// otherwise.
+std::optional<int> parse_k_unroll(const std::string& text);
 Plan plan_from_text(const std::string& text);
 
 // Elements per block actually used for a kernel whose per-element thread count is

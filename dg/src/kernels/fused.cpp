@@ -30,9 +30,10 @@
 // and read each column fragment once per 16 operator rows, for more padding rows (Np up to a
 // multiple of 16). Plan::k_unroll > 0 unrolls the k loops that many steps instead of fully
 // and takes 16-row tiles' k in steps of 4 only: fewer operator values loaded ahead, so fewer
-// registers (m16n8k16 wants 8 per lane and step). The padding rows of sq, sG and sF are zero (0 x garbage could be NaN); their
-// leading dimensions are 4 mod 8 so that a fragment load is conflict-free, LDY and LDZ 2 mod 8
-// for the tile stores. The host backend computes the same padded products with loops.
+// registers (m16n8k16 wants 8 per lane and step). The padding rows of sq, sG and sF are zero
+// (0 x garbage could be NaN); their leading dimensions are 4 mod 8 so that a fragment load is
+// conflict-free, LDY and LDZ 2 mod 8 for the tile stores. The host backend computes the same
+// padded products with loops.
 //
 // TF32 products (Plan::products == tf32x3, float, 16-row tiles, sm_80 and newer): the same
 // fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row

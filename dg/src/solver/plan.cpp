@@ -67,6 +67,11 @@ std::optional<int> parse_whole_number(const std::string& text, int low, int high
   return n;
 }
 
+std::optional<int> parse_k_unroll(const std::string& text) {
+  if (text == "all") return 0;
+  return parse_whole_number(text, 1, max_k_unroll);
+}
+
 std::string to_text(const Plan& plan) {
   std::ostringstream text;
   text << "fusion=" << to_string(plan.fusion) << " layout=" << to_string(plan.layout);
@@ -126,11 +131,11 @@ Plan plan_from_text(const std::string& text) {
     if (words.count("row_tiles")) plan.row_tiles = number("row_tiles", 1, max_row_tiles);
     if (words.count("k_unroll")) {
       const std::string value = take("k_unroll");
-      const std::optional<int> n = parse_whole_number(value, 1, max_k_unroll);
-      if (value != "all" && !n)
+      const std::optional<int> n = parse_k_unroll(value);
+      if (!n)
         throw Error("plan '" + text + "': k_unroll=" + value + " is not 'all' or a whole number in 1.." +
                     std::to_string(max_k_unroll));
-      plan.k_unroll = n.value_or(0);
+      plan.k_unroll = *n;
     }
     if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
   } else {

@@ -139,11 +139,11 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   else if (name == "k_unroll") {
     space.k_unroll.clear();
     for (const std::string& value : values) {
-      const std::optional<int> n = parse_whole_number(value, 1, max_k_unroll);
-      if (value != "all" && !n)
+      const std::optional<int> n = parse_k_unroll(value);
+      if (!n)
         throw Error("plan space '" + text + "': k_unroll value '" + value + "' is not 'all' or a whole number in 1.." +
                     std::to_string(max_k_unroll));
-      space.k_unroll.push_back(n.value_or(0));
+      space.k_unroll.push_back(*n);
     }
   }
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
