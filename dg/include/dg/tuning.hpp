@@ -58,8 +58,9 @@ struct PlanSpace {
   std::vector<int> row_tiles{1};
   // Tensor products only: k steps unrolled in the products' loops (Plan::k_unroll; 0: all).
   // Not tried by default: on the H100 (2026-11-26, orders 2-7, double and float) no plan
-  // unrolled a set number of steps won; it takes 16-row tiles to 48-71 registers, but the
-  // loop then waits on the operator fragments' loads (docs/tuning.md).
+  // unrolled a set number of steps won beyond the spread between runs; it takes 16-row tiles
+  // to 48-71 registers, but the loop then waits on the operator fragments' loads
+  // (docs/tuning.md).
   std::vector<int> k_unroll{0};
   // Element groups per block (prefetching fused plans; CUDA devices of compute capability 8.0
   // and newer, or the host). With `prune`, G > 1 is compiled only where it costs no thread
