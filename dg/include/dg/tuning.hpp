@@ -89,10 +89,10 @@ inline constexpr const char* plan_family = "dg_stage";
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
 // operators, derivative, products, prefetch, tile_rows, directions, row_tiles, k_unroll (0:
 // all), groups; enums as their integer values). A point without products (stored before
-// tensor products existed) is a scalar plan, one without prefetch does not prefetch, one without tile_rows has 8-row tiles,
-// one without directions computes them jointly, one without row_tiles has one row tile per
-// warp item, one without k_unroll unrolls all k steps, one without groups has one group per
-// block.
+// tensor products existed) is a scalar plan, one without prefetch does not prefetch, one
+// without tile_rows has 8-row tiles, one without directions computes them jointly, one without
+// row_tiles has one row tile per warp item, one without k_unroll unrolls all k steps, one
+// without groups has one group per block.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 
