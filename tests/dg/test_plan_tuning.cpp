@@ -112,7 +112,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1");
+            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1 teams=1");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -126,6 +126,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("row_tiles");
   old_point.erase("k_unroll");
   old_point.erase("groups");
+  old_point.erase("teams");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
@@ -133,6 +134,14 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(point_of(plan).at("groups"), 5);
   EXPECT_EQ(plan_of(point_of(plan)), plan);
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  plan.teams = 3;
+  EXPECT_EQ(point_of(plan).at("teams"), 3);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  rtcg::tune::Point bad_teams = point_of(plan);
+  bad_teams["teams"] = max_teams + 1;
+  EXPECT_THROW((void)plan_of(bad_teams), Error);
+  plan.teams = 1;
   plan.groups_per_block = 1;
   plan.prefetch = Prefetch::off;
   plan.nodes_per_thread = 1;

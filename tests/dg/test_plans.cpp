@@ -143,6 +143,40 @@ std::vector<Plan> fused_plans() {
             plan.directions = Directions::split;
             plan.k_unroll = 2;
             return plan;
+          }(),
+          // Teams sharing the block's copy of the fragments (operators = shared): both
+          // derivatives, joint and split directions, one group per team (blocks whose last
+          // teams have no elements), groups in turn and pipelined; one team alone with its
+          // copy; scalar products in teams (each team its own copy of D and LIFT).
+          [] {
+            Plan plan = fused(Layout::field_major, 3, 1, Operators::shared, Derivative::flux, Products::tensor);
+            plan.teams = 3;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::tensor);
+            plan.tile_rows = 16;
+            plan.teams = 2;
+            plan.groups_per_block = 3;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::shared, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.directions = Directions::split;
+            plan.teams = 2;
+            plan.groups_per_block = 2;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 4, 1, Operators::shared, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.groups_per_block = 3;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::field_major, 2, 2, Operators::shared, Derivative::state);
+            plan.teams = 3;
+            plan.groups_per_block = 2;
+            return plan;
           }()};
 }
 
@@ -221,7 +255,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
-                                  "k_unroll=all groups=1");
+                                  "k_unroll=all groups=1 teams=1");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan tall = prefetching;
   tall.tile_rows = 16;
@@ -242,7 +276,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
-                           "k_unroll=all groups=1");
+                           "k_unroll=all groups=1 teams=1");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;
@@ -263,6 +297,29 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, 16-row tiles, directions split, 2 row tiles/warp, k unrolled 2x, prefetch, 4 groups/block pipelined");
   EXPECT_NE(to_text(unrolled).find(" k_unroll=2 "), std::string::npos) << to_text(unrolled);
   EXPECT_EQ(plan_from_text(to_text(unrolled)), unrolled);
+  Plan teams = unrolled;
+  teams.operators = Operators::shared;
+  teams.prefetch = Prefetch::off;
+  teams.teams = 5;
+  EXPECT_EQ(teams.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators shared, derivative of the flux, tensor "
+            "cores, 16-row tiles, directions split, 2 row tiles/warp, k unrolled 2x, 4 groups/block in turn, 5 teams/block");
+  EXPECT_NE(to_text(teams).find(" groups=4 teams=5"), std::string::npos) << to_text(teams);
+  EXPECT_EQ(plan_from_text(to_text(teams)), teams);
+  // Plan texts from before teams existed have one.
+  EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tensor prefetch=on").teams,
+            1);
+  for (const char* bad : {"teams=0", "teams=16"}) {
+    try {
+      (void)plan_from_text(std::string("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=shared "
+                                       "derivative=flux products=tensor prefetch=on ") + bad);
+      FAIL() << bad << ": no error";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string(bad) + " is not a whole number in 1..15"), std::string::npos)
+          << error.what();
+    }
+  }
   for (const char* bad : {"k_unroll=0", "k_unroll=17", "k_unroll=full"}) {
     try {
       (void)plan_from_text(std::string("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
@@ -411,22 +468,43 @@ TEST(SolverPlans, OversizedPlansAreRefused) {
   }
 }
 
-// Pipelined element groups load the next group's traces during this one: prefetch only.
-TEST(SolverPlans, PipelinedGroupsWithoutPrefetchAreRefused) {
+// Element groups per block and teams per block: within their ranges, and a block of teams at
+// most 1024 threads.
+TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
   Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);
-  plan.groups_per_block = 2;
+  plan.groups_per_block = 2;  // in turn, without prefetch
+  EXPECT_NO_THROW(a.solver->set_plan(plan));
+  plan.groups_per_block = max_groups_per_block + 1;
+  EXPECT_THROW(a.solver->set_plan(plan), Error);
+  plan.groups_per_block = 1;
+  plan.operators = Operators::shared;
+  plan.teams = max_teams + 1;
   try {
     a.solver->set_plan(plan);
     FAIL() << "no error";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("element groups per block > 1"), std::string::npos) << error.what();
-    EXPECT_NE(std::string(error.what()).find("needs prefetch = on"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("teams must be 1 to 15, got 16"), std::string::npos) << error.what();
   }
-  plan.prefetch = Prefetch::on;
+  // Np = 4: 32 elements of 4 threads are 128 threads a team; 9 teams are 1152.
+  plan.stage_elements_per_block = 32;
+  plan.teams = 9;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("9 teams of 32 elements per block of 4 threads each is more than 1024 "
+                                             "threads per block"),
+              std::string::npos)
+        << error.what();
+  }
+  // 8 elements of 4 threads are a warp; 4 teams, 4 groups each: 16 groups a block.
+  plan.stage_elements_per_block = 8;
+  plan.teams = 4;
+  plan.groups_per_block = 4;
   EXPECT_NO_THROW(a.solver->set_plan(plan));
-  plan.groups_per_block = max_groups_per_block + 1;
-  EXPECT_THROW(a.solver->set_plan(plan), Error);
+  EXPECT_EQ(a.solver->kernels().stage_threads, 128);
+  EXPECT_EQ(a.solver->kernels().stage_groups_per_block, 16);
 }
 
 // Split directions keep every warp's tiles in registers: a block with too many tiles per warp

@@ -96,10 +96,16 @@ struct GeneratedKernels {
   // The fused family (fusion == stage): its kernels' block size and dynamic shared memory.
   Fusion fusion = Fusion::none;
   int stage_elements_per_block = 0;
-  int stage_groups_per_block = 1;       // element groups of stage_elements_per_block each
-  int stage_threads = 0;                // threads per block
+  int stage_groups_per_block = 1;       // element groups of stage_elements_per_block each (all teams')
+  int stage_threads = 0;                // threads per block (all teams')
   std::size_t stage_shared_bytes = 0;   // dynamic shared memory per block
 };
+
+// The reals of an M x Kd operator's tensor-core fragments (8 x 4 tiles of 32, tile rows in
+// pairs; the solver's geometry arrays AVS, AVF and AL hold them in this size).
+inline long long mma_fragment_reals(int M, int Kd) {
+  return static_cast<long long>((M + 15) / 16 * 2) * ((Kd + 3) / 4) * 32;
+}
 
 // Thread blocks of a fused stage launch over `elements` elements: one per groups_per_block
 // groups of stage_elements_per_block elements.

@@ -33,8 +33,13 @@ enum class Fusion : unsigned char { none, stage };
 
 // Where the fused kernel reads the reference operators D_r, D_s, D_t and LIFT from.
 //   global  global memory through the read-only data cache (transposed, so the threads of an
-//           element read consecutive addresses)
-//   shared  copied into shared memory by every block (fits up to about order 5 in double)
+//           element read consecutive addresses; with tensor products, the pre-arranged
+//           fragments)
+//   shared  copied into shared memory by every block (fits up to about order 5 in double).
+//           With tensor products, the fragments of the volume operator and of LIFT, copied
+//           once per block at its start and read by all of its teams (Plan::teams) and groups:
+//           the products then wait on shared memory instead of L2, and the copy's L2 traffic
+//           is one per block instead of one per group
 enum class Operators : unsigned char { global, shared };
 
 // What the fused kernel differentiates.
@@ -100,6 +105,8 @@ inline constexpr int max_row_tiles = 8;
 inline constexpr int max_k_unroll = 16;
 
 inline constexpr int max_groups_per_block = 64;
+// Teams per block: named barriers 1..15 (barrier 0 is the block-wide one).
+inline constexpr int max_teams = 15;
 
 struct Plan {
   Layout layout = Layout::field_major;
@@ -124,12 +131,22 @@ struct Plan {
   Directions directions = Directions::joint;  // tensor products of the flux derivative only
   int row_tiles = 1;  // tensor products only: operator row tiles per warp item, 1 .. max_row_tiles
   int k_unroll = 0;   // tensor products only: k steps unrolled, 0 (all) or 1 .. max_k_unroll
-  // Element groups per thread block (prefetch = on only): 1, or G > 1 consecutive groups of
-  // NE elements per block, computed one after another while the next group's state and
-  // neighbours' traces arrive in a second shared-memory buffer (cp.async on CUDA, sm_80 and
-  // newer), so a block's loads overlap its own products instead of waiting at its first
-  // barrier. Costs one more state buffer and a trace buffer of shared memory per block.
+  // Element groups per thread block (per team, see teams): 1, or G > 1 groups of NE elements
+  // computed one after another. With prefetch = on they are pipelined: the next group's state
+  // and neighbours' traces arrive in a second shared-memory buffer (cp.async on CUDA, sm_80
+  // and newer) during this one, so a block's loads overlap its own products instead of
+  // waiting at its first barrier (costs one more state buffer and a trace buffer of shared
+  // memory). Without prefetch they simply follow each other, which pays only where the block
+  // has something to share between them (operators = shared with tensor products).
   int groups_per_block = 1;  // 1 .. max_groups_per_block
+  // Element groups a block computes side by side (teams): each team of ceil(NE x threads per
+  // element / 32) warps computes its own groups with its own scratch and its own barrier
+  // (bar.sync with a team id, not a block-wide barrier), so teams do not wait on each other;
+  // what they share is the block's copy of the operators (operators = shared with tensor
+  // products). A block of T teams and G groups per block computes T x G groups, team t the
+  // groups t, t + T, .. of them; G > 1 without prefetch runs them in turn, with prefetch
+  // pipelined as above. T x the team's threads must be at most 1024.
+  int teams = 1;  // 1 .. max_teams
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -155,14 +172,14 @@ Directions parse_directions(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
-// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1"
-// (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1
+// teams=1" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
 // update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
 // without products= (written before tensor products existed) is scalar, one without prefetch=
 // (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
 // tiles, one without directions= computes the directions jointly, one without row_tiles= has
 // one row tile per warp item, one without k_unroll= unrolls all k steps, one without groups=
-// has one element group per block.
+// has one element group per block, one without teams= one team.
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

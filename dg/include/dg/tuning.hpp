@@ -66,6 +66,9 @@ struct PlanSpace {
   // and newer, or the host). With `prune`, G > 1 is compiled only where it costs no thread
   // blocks per SM (pipelining_pruned); measured on the H100 that is where it wins (order 7).
   std::vector<int> groups_per_block{1, 2};
+  // Teams per block (Plan::teams), tried with tensor products whose fragments are copied to
+  // shared memory (operators = shared), which is what the teams share.
+  std::vector<int> teams{1};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -79,7 +82,7 @@ struct PlanSpace {
 // A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
-// directions, row_tiles, k_unroll, groups (values as in plan texts: k_unroll=all,2). Throws
+// directions, row_tiles, k_unroll, groups, teams (values as in plan texts: k_unroll=all,2). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
@@ -88,11 +91,11 @@ inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
 // operators, derivative, products, prefetch, tile_rows, directions, row_tiles, k_unroll (0:
-// all), groups; enums as their integer values). A point without products (stored before
+// all), groups, teams; enums as their integer values). A point without products (stored before
 // tensor products existed) is a scalar plan, one without prefetch does not prefetch, one
 // without tile_rows has 8-row tiles, one without directions computes them jointly, one without
 // row_tiles has one row tile per warp item, one without k_unroll unrolls all k steps, one
-// without groups has one group per block.
+// without groups has one group per block, one without teams one team.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

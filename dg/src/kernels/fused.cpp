@@ -119,6 +119,15 @@ struct Scratch {
   // traces [NE * NCOMP][LDF] of the group being loaded, after everything else.
   int gpb = 1;
   long long off_q1 = 0, off_t = 0;
+  // Plan::teams: TEAMS teams of `threads` threads, each with `total` reals of scratch from
+  // off_teams + team * total. Tensor products with operators = shared: the fragments of the
+  // volume operator (av reals) and of LIFT (al) at the start of the block's shared memory,
+  // before the teams' scratch (off_teams = av + al); the block copies them at its start.
+  int teams = 1;
+  bool shared_fragments = false;
+  long long av = 0, al = 0, off_teams = 0;
+  // What the block needs in all, in reals: off_teams + teams * total.
+  long long block_total() const { return off_teams + teams * total; }
 };
 
 int round_up(int value, int multiple) { return (value + multiple - 1) / multiple * multiple; }
@@ -145,33 +154,89 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
 // component c of output node i (state index idx) from rhs[c] and the stage input se[c*LDQ + i].
 void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
                         const std::string& name, const std::string& parameters, const std::vector<std::string>& epilogue) {
-  w.line("RTCG_KERNEL(" + name + ")(" + parameters + ")");
+  // The frame of plans with one team and operators in global memory is that of the first
+  // fused kernels, word for word (the tuning database's timings are of that code).
+  const bool teams = scratch.teams > 1, fragments = scratch.shared_fragments;
+  const bool sequence = scratch.gpb > 1;
+  // Groups a block computes: GPB per team.
+  const std::string block_groups = teams ? "(TEAMS * GPB)" : "GPB";
+  // Teams: launch bounds, since the block's threads must fit the SM's registers or it does
+  // not launch at all (before RTCG_KERNEL, which the host backend finds kernels by).
+  w.line((teams ? "RTDG_BOUNDS " : "") + std::string("RTCG_KERNEL(") + name + ")(" + parameters + ")");
   w.line("{");
   w.line("#if RTCG_CUDA");
   w.line("  extern __shared__ double rtdg_smem[];");
-  w.line("  real* scratch = reinterpret_cast<real*>(rtdg_smem);");
-  w.line("  const int tid = static_cast<int>(threadIdx.x);");
-  if (scratch.gpb > 1) {
+  if (!teams && !fragments) {
+    w.line("  real* scratch = reinterpret_cast<real*>(rtdg_smem);");
+    w.line("  const int tid = static_cast<int>(threadIdx.x);");
+  } else {
+    if (teams) {
+      w.line("  // Team `team` of the block: threads team * NTHREADS .., scratch from OFF_TEAMS + team * SCRATCH.");
+      w.line("  const int team = static_cast<int>(threadIdx.x) / NTHREADS;");
+      w.line("  const int tid = static_cast<int>(threadIdx.x) - team * NTHREADS;");
+      w.line("  real* scratch = reinterpret_cast<real*>(rtdg_smem) + OFF_TEAMS + team * SCRATCH;");
+    } else {
+      w.line("  const int tid = static_cast<int>(threadIdx.x);");
+      w.line("  real* scratch = reinterpret_cast<real*>(rtdg_smem) + OFF_TEAMS;");
+    }
+  }
+  if (fragments) {
+    w.line("  // The operators' fragments, copied once by the whole block, then read by every team.");
+    w.line("  real* rtdg_ops = reinterpret_cast<real*>(rtdg_smem);");
+    w.line("  for (int s = static_cast<int>(threadIdx.x); s < AV_SIZE; s += BLOCK_THREADS) rtdg_ops[s] = AV[s];");
+    w.line("  for (int s = static_cast<int>(threadIdx.x); s < AL_SIZE; s += BLOCK_THREADS) rtdg_ops[AV_SIZE + s] = AL[s];");
+    w.line("  __syncthreads();");
+    w.line("  const real* rtdg_av = rtdg_ops;");
+    w.line("  const real* rtdg_al = rtdg_ops + AV_SIZE;");
+  }
+  if (sequence) {
     w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
-    w.line("  const int g_first = static_cast<int>(blockIdx.x) * GPB;");
-    w.line("  const int g_end = g_first + GPB < rtdg_groups ? g_first + GPB : rtdg_groups;");
+    w.line("  const int g_first = static_cast<int>(blockIdx.x) * " + block_groups + ";");
+    w.line("  const int g_end = g_first + " + block_groups + " < rtdg_groups ? g_first + " + block_groups + " : rtdg_groups;");
+  } else if (teams) {
+    w.line("  const int k0 = kb + (static_cast<int>(blockIdx.x) * TEAMS + team) * NE;");
   } else {
     w.line("  const int k0 = kb + static_cast<int>(blockIdx.x) * NE;");
   }
   w.line("#define RTDG_SLOTS(s, n) for (int s = tid; s < (n); s += NTHREADS)");
-  w.line("#define RTDG_SYNC() __syncthreads()");
+  if (teams) {
+    w.line("// A team's barrier: named barrier team + 1 over its NTHREADS threads (0 is the block's).");
+    w.line("#define RTDG_SYNC() asm volatile(\"bar.sync %0, %1;\" :: \"r\"(team + 1), \"n\"(NTHREADS) : \"memory\")");
+  } else {
+    w.line("#define RTDG_SYNC() __syncthreads()");
+  }
   w.line("#else");
   w.line("#pragma omp parallel for schedule(static)");
-  if (scratch.gpb > 1) {
-    w.line("  for (int block = 0; block < ((ke - kb + NE - 1) / NE + GPB - 1) / GPB; ++block) {");
-    w.line("  real scratch[SCRATCH];");
-    w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
-    w.line("  const int g_first = block * GPB;");
-    w.line("  const int g_end = g_first + GPB < rtdg_groups ? g_first + GPB : rtdg_groups;");
+  if (sequence) {
+    w.line("  for (int block = 0; block < ((ke - kb + NE - 1) / NE + " + block_groups + " - 1) / " + block_groups + "; ++block) {");
+  } else if (teams) {
+    w.line("  for (int block = 0; block < ((ke - kb + NE - 1) / NE + TEAMS - 1) / TEAMS; ++block) {");
   } else {
     w.line("  for (int block = 0; block < (ke - kb + NE - 1) / NE; ++block) {");
+  }
+  if (!teams && !fragments) {
     w.line("  real scratch[SCRATCH];");
-    w.line("  const int k0 = kb + block * NE;");
+  } else {
+    w.line("  // The block's shared memory: the operators' fragments (if any), then one team's scratch at a");
+    w.line("  // time (the host runs the teams in turn).");
+    w.line("  real rtdg_block[OFF_TEAMS + SCRATCH];");
+    w.line("  real* scratch = rtdg_block + OFF_TEAMS;");
+  }
+  if (fragments) {
+    w.line("  for (int s = 0; s < AV_SIZE; ++s) rtdg_block[s] = AV[s];");
+    w.line("  for (int s = 0; s < AL_SIZE; ++s) rtdg_block[AV_SIZE + s] = AL[s];");
+    w.line("  const real* rtdg_av = rtdg_block;");
+    w.line("  const real* rtdg_al = rtdg_block + AV_SIZE;");
+  }
+  if (sequence) {
+    w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
+    w.line("  const int g_first = block * " + block_groups + ";");
+    w.line("  const int g_end = g_first + " + block_groups + " < rtdg_groups ? g_first + " + block_groups + " : rtdg_groups;");
+  }
+  if (teams) w.line("  for (int team = 0; team < TEAMS; ++team) {");
+  if (!sequence) {
+    if (teams) w.line("  const int k0 = kb + (block * TEAMS + team) * NE;");
+    else w.line("  const int k0 = kb + block * NE;");
   }
   w.line("#define RTDG_SLOTS(s, n) for (int s = 0; s < (n); ++s)");
   w.line("#define RTDG_SYNC()");
@@ -180,6 +245,7 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   write_stage_body(w, spec, pieces, scratch, epilogue);
   w.dedent();
   w.line("#if RTCG_HOST");
+  if (teams) w.line("  }");
   w.line("  }");
   w.line("#endif");
   w.line("}");
@@ -188,8 +254,12 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
 
 // rtdg_products: acc[nb] += A(tile row mt) x B(columns col0 + 8 nb ..), one warp (CUDA), and
 // rtdg_store_tiles: the tiles into Y[col * LDY + row]. The host computes a whole product with
-// rtdg_host_products. Written once per program, before the kernels. k_unroll: Plan::k_unroll.
-void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
+// rtdg_host_products. Written once per program, before the kernels. k_unroll: Plan::k_unroll;
+// shared_fragments: the products read the fragments from shared memory (Operators::shared).
+void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, bool shared_fragments) {
+  // The fragments' loads: through the read-only data cache, or from the block's copy in shared
+  // memory (Operators::shared).
+  const std::string ld = shared_fragments ? "rtdg_lds" : "__ldg";
   // The k loops' unrolling: all steps, or k_unroll at a time (the compiler then hoists fewer
   // operator loads ahead of their mma, so the kernel needs fewer registers).
   const std::string k_loop = k_unroll == 0 ? "#pragma unroll" : "#pragma unroll " + str(k_unroll);
@@ -200,6 +270,10 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
   w.line("#if __CUDA_ARCH__ < 800");
   w.line("#error \"tensor-core products (plan products = tensor) need compute capability 8.0 or newer\"");
   w.line("#endif");
+  if (shared_fragments) {
+    w.line("// An operator fragment's entry from the block's copy in shared memory.");
+    w.line("RTCG_DEVICE real rtdg_lds(const real* p) { return *p; }");
+  }
   w.line("// d += a b on one 8 x 8 (m8n8k4) or 16 x 8 (m16n8k4, sm_90: twice the rate on Hopper) tile;");
   w.line("// a1 is the second 8-row fragment's entry (m16n8k4 only).");
   w.line("RTCG_DEVICE void rtdg_dmma(double (&d)[RTDG_ACC], double a0, double a1, double b) {");
@@ -268,10 +342,10 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
   w.line("    unsigned ah[RTDG_MR][4], al[RTDG_MR][4];");
   w.line("#pragma unroll");
   w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-  w.line("      rtdg_tf32_split(__ldg(a[m] + 2 * k8 * 32), ah[m][0], al[m][0]);");
-  w.line("      rtdg_tf32_split(__ldg(a[m] + (TKS + 2 * k8) * 32), ah[m][1], al[m][1]);");
-  w.line("      rtdg_tf32_split(whole ? __ldg(a[m] + (2 * k8 + 1) * 32) : 0.0f, ah[m][2], al[m][2]);");
-  w.line("      rtdg_tf32_split(whole ? __ldg(a[m] + (TKS + 2 * k8 + 1) * 32) : 0.0f, ah[m][3], al[m][3]);");
+  w.line("      rtdg_tf32_split(" + ld + "(a[m] + 2 * k8 * 32), ah[m][0], al[m][0]);");
+  w.line("      rtdg_tf32_split(" + ld + "(a[m] + (TKS + 2 * k8) * 32), ah[m][1], al[m][1]);");
+  w.line("      rtdg_tf32_split(whole ? " + ld + "(a[m] + (2 * k8 + 1) * 32) : 0.0f, ah[m][2], al[m][2]);");
+  w.line("      rtdg_tf32_split(whole ? " + ld + "(a[m] + (TKS + 2 * k8 + 1) * 32) : 0.0f, ah[m][3], al[m][3]);");
   w.line("    }");
   w.line("#pragma unroll");
   w.line("    for (int nb = 0; nb < TN; ++nb) {");
@@ -283,14 +357,14 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
   w.line("  }");
   w.line("#elif RTDG_TILE_ROWS == 16");
   // 16-row tiles, k in steps of 4 from `first` (m16n8k4).
-  auto write_k4_loop = [&w](const std::string& pragma, const std::string& first) {
+  auto write_k4_loop = [&w, &ld](const std::string& pragma, const std::string& first) {
     w.line(pragma);
     w.line("  for (int kt = " + first + "; kt < TK; ++kt) {");
     w.line("    double a0[RTDG_MR], a1[RTDG_MR];");
     w.line("#pragma unroll");
     w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-    w.line("      a0[m] = __ldg(a[m] + kt * 32);");
-    w.line("      a1[m] = __ldg(a[m] + (TKS + kt) * 32);");
+    w.line("      a0[m] = " + ld + "(a[m] + kt * 32);");
+    w.line("      a1[m] = " + ld + "(a[m] + (TKS + kt) * 32);");
     w.line("    }");
     w.line("#pragma unroll");
     w.line("    for (int nb = 0; nb < TN; ++nb) {");
@@ -310,8 +384,8 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
     w.line("    for (int m = 0; m < RTDG_MR; ++m)");
     w.line("#pragma unroll");
     w.line("      for (int j = 0; j < 4; ++j) {");
-    w.line("        a16[m][2 * j] = __ldg(a[m] + (4 * k16 + j) * 32);");
-    w.line("        a16[m][2 * j + 1] = __ldg(a[m] + (TKS + 4 * k16 + j) * 32);");
+    w.line("        a16[m][2 * j] = " + ld + "(a[m] + (4 * k16 + j) * 32);");
+    w.line("        a16[m][2 * j + 1] = " + ld + "(a[m] + (TKS + 4 * k16 + j) * 32);");
     w.line("      }");
     w.line("#pragma unroll");
     w.line("    for (int nb = 0; nb < TN; ++nb) {");
@@ -331,7 +405,7 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
   w.line("  for (int kt = 0; kt < TK; ++kt) {");
   w.line("    double a0[RTDG_MR];");
   w.line("#pragma unroll");
-  w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = __ldg(a[m] + kt * 32);");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = " + ld + "(a[m] + kt * 32);");
   w.line("#pragma unroll");
   w.line("    for (int nb = 0; nb < TN; ++nb) {");
   w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
@@ -392,6 +466,13 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll) {
   w.line();
 }
 
+// Where the products read an operator's fragments: the kernel argument (global memory), or
+// the block's copy in shared memory (Operators::shared).
+std::string fragments_of(const Scratch& sc, const std::string& argument) {
+  if (!sc.shared_fragments) return argument;
+  return argument == "AV" ? "rtdg_av" : "rtdg_al";
+}
+
 // CUDA: the loop over this warp's items whose tiles it holds in registers (acc[j], RTDG_IPW of
 // them), with the item's first tile row mt and first column col0 bound for `body`. An item is
 // RTDG_MR tile rows by NB column tiles; `items` counts them (RTDG_ROW_GROUPS(rows) * NG).
@@ -408,6 +489,7 @@ void write_held_items(rtcg::SourceWriter& w, const Scratch& sc, const std::strin
 
 // The tensor products of a block (scratch filled, after a sync): sY (and sZ) for every column.
 void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
+  const std::string av = fragments_of(sc, "AV"), al = fragments_of(sc, "AL");
   const Element& element = *spec.element;
   const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
   const bool by_state = spec.plan.derivative == Derivative::state;
@@ -436,11 +518,11 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
     if (by_state) {
       w.line("// sY = [D_r; D_s; D_t] sq, then sZ = LIFT sF.");
       item(groups_v, [&] {
-        w.line("rtdg_products<" + tiles_v + ", " + str(ktv) + ", " + nb + ", LDQ>(acc, AV, mt, sq, col0, lane);");
+        w.line("rtdg_products<" + tiles_v + ", " + str(ktv) + ", " + nb + ", LDQ>(acc, " + av + ", mt, sq, col0, lane);");
         w.line("rtdg_store_tiles<" + tiles_v + ", " + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
       item(groups_l, [&] {
-        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc, " + al + ", mt, sF, col0, lane);");
         w.line("rtdg_store_tiles<" + tiles_l + ", " + nb + ", LDZ>(acc, sZ, mt, col0, lane);");
       });
     } else if (sc.alias_y) {
@@ -449,27 +531,27 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
       const std::string items = groups_l + " * " + ng;
       w.line("rtdg_acc acc[RTDG_IPW][RTDG_MR][" + nb + "][RTDG_ACC] = {};");
       write_held_items(w, sc, items, [&] {
-        w.line("rtdg_products<" + tiles_l + ", " + str(ktv) + ", " + nb + ", LDG>(acc[j], AV, mt, sG, col0, lane);");
-        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktv) + ", " + nb + ", LDG>(acc[j], " + av + ", mt, sG, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc[j], " + al + ", mt, sF, col0, lane);");
       });
-      w.line("__syncthreads();");
+      w.line(sc.teams > 1 ? "RTDG_SYNC();" : "__syncthreads();");
       write_held_items(w, sc, items,
                        [&] { w.line("rtdg_store_tiles<" + tiles_l + ", " + nb + ", LDY>(acc[j], sY, mt, col0, lane);"); });
     } else {
       w.line("// sY = [-D_r, -D_s, -D_t] sG + LIFT sF.");
       item(groups_l, [&] {
-        w.line("rtdg_products<" + tiles_l + ", " + str(ktv) + ", " + nb + ", LDG>(acc, AV, mt, sG, col0, lane);");
-        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc, AL, mt, sF, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktv) + ", " + nb + ", LDG>(acc, " + av + ", mt, sG, col0, lane);");
+        w.line("rtdg_products<" + tiles_l + ", " + str(ktl) + ", " + nb + ", LDF>(acc, " + al + ", mt, sF, col0, lane);");
         w.line("rtdg_store_tiles<" + tiles_l + ", " + nb + ", LDY>(acc, sY, mt, col0, lane);");
       });
     }
   }
   w.line("#else");
   if (by_state) {
-    w.line("rtdg_host_products<" + str(mtv) + ", " + str(ktv) + ", LDQ, 0, 1, LDY>(AV, sq, AV, sq, sY);");
-    w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktl) + ", LDF, 0, 1, LDZ>(AL, sF, AL, sF, sZ);");
+    w.line("rtdg_host_products<" + str(mtv) + ", " + str(ktv) + ", LDQ, 0, 1, LDY>(" + av + ", sq, " + av + ", sq, sY);");
+    w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktl) + ", LDF, 0, 1, LDZ>(" + al + ", sF, " + al + ", sF, sZ);");
   } else {
-    w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktv) + ", LDG, " + str(ktl) + ", LDF, LDY>(AV, sG, AL, sF, sY);");
+    w.line("rtdg_host_products<" + str(mtl) + ", " + str(ktv) + ", LDG, " + str(ktl) + ", LDF, LDY>(" + av + ", sG, " + al + ", sF, sY);");
   }
   w.line("#endif");
   w.line("RTDG_SYNC();");
@@ -479,6 +561,7 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
 // every node into sG's window of direction a, then the tiles += -D_a G_a (+ LIFT sF when a =
 // 0) in registers; finally the tiles into sY (over sF and sG).
 void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc) {
+  const std::string av = fragments_of(sc, "AV"), al = fragments_of(sc, "AL");
   const Element& element = *spec.element;
   const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
   const int components = static_cast<int>(spec.law->state_components());
@@ -519,15 +602,15 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("RTDG_SYNC();");
     w.line("#if RTCG_CUDA");
     write_held_items(w, sc, items, [&] {
-      w.line("rtdg_products<" + tiles + ", " + kt + ", " + nb + ", LDG, " + str(ktv) + ">(acc[j], AV + " + str(kt0 * 32) +
+      w.line("rtdg_products<" + tiles + ", " + kt + ", " + nb + ", LDG, " + str(ktv) + ">(acc[j], " + av + " + " + str(kt0 * 32) +
              ", mt, sG, col0, lane);");
       if (a == 0)
-        w.line("rtdg_products<" + tiles + ", " + str(ktl) + ", " + nb + ", LDF>(acc[j], AL, mt, sF, col0, lane);");
+        w.line("rtdg_products<" + tiles + ", " + str(ktl) + ", " + nb + ", LDF>(acc[j], " + al + ", mt, sF, col0, lane);");
     });
     w.line("#else");
-    w.line("rtdg_host_accumulate<" + str(mtl) + ", " + kt + ", " + str(ktv) + ", LDG>(AV + " + str(kt0 * 32) +
+    w.line("rtdg_host_accumulate<" + str(mtl) + ", " + kt + ", " + str(ktv) + ", LDG>(" + av + " + " + str(kt0 * 32) +
            ", sG, hacc);");
-    if (a == 0) w.line("rtdg_host_accumulate<" + str(mtl) + ", " + str(ktl) + ", " + str(ktl) + ", LDF>(AL, sF, hacc);");
+    if (a == 0) w.line("rtdg_host_accumulate<" + str(mtl) + ", " + str(ktl) + ", " + str(ktl) + ", LDF>(" + al + ", sF, hacc);");
     w.line("#endif");
     w.line("RTDG_SYNC();");
   }
@@ -783,12 +866,14 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
                       const std::vector<std::string>& epilogue) {
   const Plan& plan = spec.plan;
   const bool by_state = plan.derivative == Derivative::state;
-  const bool shared_ops = plan.operators == Operators::shared;
+  const bool shared_ops = plan.operators == Operators::shared && !sc.shared_fragments;
   const bool tensor = plan.products != Products::scalar;
   const bool prefetch = plan.prefetch == Prefetch::on;
-  const bool pipelined = sc.gpb > 1;
+  const bool in_turn = sc.gpb > 1;
+  const bool pipelined = in_turn && prefetch;
+  const bool teams = sc.teams > 1;
   w.line("(void)xyz; (void)prm; (void)t; (void)AV; (void)AL;");
-  if (!pipelined) w.line("real* sq = scratch;");
+  if (!pipelined && !in_turn) w.line("real* sq = scratch;");
   w.line("real* sF = scratch + OFF_F;");
   if (!by_state) w.line("real* sG = scratch + OFF_G;");
   if (tensor) w.line("real* sY = scratch + OFF_Y;");
@@ -804,7 +889,8 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("const real* Dop = DT;");
     w.line("const real* Lop = LT;");
   }
-  if (!pipelined) {
+  // One group: loads, fluxes, products and update of the NE elements from k0 on.
+  auto one_group = [&] {
     write_group_loads(w, spec, "k0", "sq", "sF", false);
     if (tensor && prefetch) write_update_prefetch(w);
     if (tensor) write_padding_zeros(w, spec);
@@ -813,11 +899,31 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     // Split directions: the first G pass writes only sG, and its barrier also covers sF.
     if (!sc.split) w.line("RTDG_SYNC();");
     write_group_products(w, spec, pieces, sc, epilogue);
+  };
+  if (!in_turn) {
+    one_group();
+    return;
+  }
+  // The groups of this team (of the block's g_first .. g_end - 1): every one with one team,
+  // every TEAMS-th from g_first + team with several.
+  const std::string first = teams ? "g_first + team" : "g_first";
+  const std::string step = teams ? "g += TEAMS" : "++g";
+  if (!pipelined) {
+    w.line("// Element groups in turn (Plan::groups_per_block without prefetch).");
+    auto groups = w.block("for (int g = " + first + "; g < g_end; " + step + ")");
+    w.line("const int k0 = kb + g * NE;");
+    w.line("real* sq = scratch;");
+    {
+      auto group = w.block("");
+      one_group();
+    }
+    w.line("// sq, sF, sG and sY are reused by the next group.");
+    w.line("RTDG_SYNC();");
     return;
   }
 
-  // Pipelined groups (Plan::groups_per_block): groups g_first .. g_end - 1 in turn; group g's
-  // state in buffer (g - g_first) % 2 (sq at 0 or OFF_Q1), its neighbours' traces in sT. The
+  // Pipelined groups (Plan::groups_per_block with prefetch): this team's groups in turn; the
+  // n-th one's state in buffer n % 2 (sq at 0 or OFF_Q1), its neighbours' traces in sT. The
   // next group's loads are issued once this group's face fluxes have read sT, and complete
   // while this group's products run.
   // Issues the loads of the group whose first element is `base` into state buffer `buffer`.
@@ -832,17 +938,21 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   };
   w.line("// Element groups g_first .. g_end - 1 in turn, each loaded during the one before (cp.async).");
   w.line("real* sT = scratch + OFF_T;");
-  issue_loads("", "kb + g_first * NE", "0");
-  auto groups = w.block("for (int g = g_first; g < g_end; ++g)");
+  issue_loads("", std::string("kb + ") + (teams ? "(g_first + team)" : "g_first") + " * NE", "0");
+  auto groups = w.block("for (int g = " + first + "; g < g_end; " + step + ")");
   w.line("const int k0 = kb + g * NE;");
-  w.line("real* sq = scratch + ((g - g_first) % 2 ? OFF_Q1 : 0);");
+  if (teams) w.line("real* sq = scratch + ((g - g_first - team) / TEAMS % 2 ? OFF_Q1 : 0);");
+  else w.line("real* sq = scratch + ((g - g_first) % 2 ? OFF_Q1 : 0);");
   if (tensor) write_update_prefetch(w);
   w.line("RTDG_ASYNC_WAIT();");
   if (tensor) write_padding_zeros(w, spec);
   w.line("RTDG_SYNC();");
   write_group_fluxes(w, spec, pieces, sc, "sT");
   w.line("RTDG_SYNC();");
-  issue_loads("if (g + 1 < g_end)", "k0 + NE", "((g + 1 - g_first) % 2 ? OFF_Q1 : 0)");
+  if (teams)
+    issue_loads("if (g + TEAMS < g_end)", "k0 + TEAMS * NE", "((g + TEAMS - g_first - team) / TEAMS % 2 ? OFF_Q1 : 0)");
+  else
+    issue_loads("if (g + 1 < g_end)", "k0 + NE", "((g + 1 - g_first) % 2 ? OFF_Q1 : 0)");
   {
     auto products = w.block("");
     write_group_products(w, spec, pieces, sc, epilogue);
@@ -868,10 +978,10 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.groups_per_block < 1 || plan.groups_per_block > max_groups_per_block)
     throw Error("the plan's groups_per_block must be 1 to " + std::to_string(max_groups_per_block) + ", got " +
                 std::to_string(plan.groups_per_block));
-  if (plan.groups_per_block > 1 && plan.prefetch != Prefetch::on)
-    throw Error("the plan does not fit: element groups per block > 1 load the next group's state and neighbours' traces "
-                "during this one, which needs prefetch = on");
   sc.gpb = plan.groups_per_block;
+  if (plan.teams < 1 || plan.teams > max_teams)
+    throw Error("the plan's teams must be 1 to " + std::to_string(max_teams) + ", got " + std::to_string(plan.teams));
+  sc.teams = plan.teams;
   if (plan.tile_rows != 8 && !tensor)
     throw Error("the plan does not fit: 16-row tiles are for tensor-core products (products = tensor)");
   const bool single = spec.scalar == fluxes::ScalarType::float32;
@@ -894,17 +1004,16 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.k_unroll != 0 && !tensor)
     throw Error("the plan does not fit: unrolling the k loop by a set count (k_unroll) is for tensor-core products "
                 "(products = tensor or tf32x3)");
-  if (tensor) {
-    if (plan.nodes_per_thread != 1 || plan.operators != Operators::global)
-      throw Error("the plan does not fit: tensor-core products read the operators' fragments from global memory, one "
-                  "thread per node (nodes_per_thread = 1, operators = global)");
-  }
+  if (tensor && plan.nodes_per_thread != 1)
+    throw Error("the plan does not fit: tensor-core products compute one node per thread (nodes_per_thread = 1)");
+  sc.shared_fragments = tensor && plan.operators == Operators::shared;
   sc.npt = tensor ? 1 : std::clamp(plan.nodes_per_thread, 1, Np);
   sc.tpe = (Np + sc.npt - 1) / sc.npt;
   sc.ne = elements_per_block(plan.stage_elements_per_block, sc.tpe);
   sc.threads = tensor ? round_up(sc.ne * sc.tpe, 32) : sc.ne * sc.tpe;
-  if (sc.threads > 1024)
-    throw Error("the plan does not fit: " + std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.tpe) +
+  if (sc.threads * sc.teams > 1024)
+    throw Error("the plan does not fit: " + std::to_string(sc.teams) + (sc.teams > 1 ? " teams of " : " team of ") +
+                std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.tpe) +
                 " threads each is more than 1024 threads per block");
   const int ncol = sc.ne * components;
   sc.ncolp = tensor ? round_up(ncol, 8) : ncol;
@@ -958,8 +1067,16 @@ Scratch scratch_of(const KernelSpec& spec) {
   const long long q_size = cols * sc.ldq, f_size = cols * sc.ldf;
   const long long g_size = by_state ? 0 : cols * sc.ldg;
   const long long y_size = cols * sc.ldy, z_size = cols * sc.ldz;
-  const long long d_size = plan.operators == Operators::shared ? static_cast<long long>(dim) * Np * Np : 0;
-  const long long l_size = plan.operators == Operators::shared ? static_cast<long long>(Nfn) * Np : 0;
+  // Scalar products with operators = shared: D and LIFT in each team's scratch (tensor
+  // products: the fragments, once per block, before the teams' scratch).
+  const bool scalar_shared = !tensor && plan.operators == Operators::shared;
+  const long long d_size = scalar_shared ? static_cast<long long>(dim) * Np * Np : 0;
+  const long long l_size = scalar_shared ? static_cast<long long>(Nfn) * Np : 0;
+  if (sc.shared_fragments) {
+    sc.av = by_state ? mma_fragment_reals(dim * Np, Np) : mma_fragment_reals(Np, dim * Np);
+    sc.al = mma_fragment_reals(Np, Nfn);
+    sc.off_teams = sc.av + sc.al;
+  }
   sc.off_f = q_size;
   sc.off_g = sc.off_f + f_size;
   sc.off_z = sc.off_g + g_size;
@@ -972,7 +1089,7 @@ Scratch scratch_of(const KernelSpec& spec) {
     sc.off_y = sc.alias_y ? sc.off_g : sc.off_l + l_size;
     sc.total = std::max(1LL, sc.alias_y ? sc.off_l + l_size : sc.off_y + y_size);
   }
-  if (sc.gpb > 1) {
+  if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
     sc.off_q1 = sc.total;
     sc.off_t = sc.off_q1 + q_size;
     sc.total = sc.off_t + static_cast<long long>(ncol) * sc.ldf;
@@ -991,17 +1108,19 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
                 "position-dependent flux: use derivative = flux");
   const Scratch sc = scratch_of(spec);
   const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
-  out.stage_shared_bytes = static_cast<std::size_t>(sc.total) * real_bytes;
+  out.stage_shared_bytes = static_cast<std::size_t>(sc.block_total()) * real_bytes;
   if (out.stage_shared_bytes > max_dynamic_shared_bytes)
     throw Error("the plan does not fit: the fused stage kernel needs " + std::to_string(out.stage_shared_bytes) +
-                " bytes of shared memory per block (" + std::to_string(sc.ne) + " elements of order " +
-                std::to_string(element.N) + (plan.operators == Operators::shared ? ", operators in shared memory" : "") +
+                " bytes of shared memory per block (" + (sc.teams > 1 ? std::to_string(sc.teams) + " teams of " : "") +
+                std::to_string(sc.ne) + " elements of order " + std::to_string(element.N) +
+                (plan.operators == Operators::shared ? ", operators in shared memory" : "") +
                 (plan.products != Products::scalar ? ", tensor products" : "") + "), more than " +
                 std::to_string(max_dynamic_shared_bytes) +
-                "; use fewer elements per block or operators in global memory");
+                (sc.teams > 1 ? "; use fewer teams, fewer elements per block or operators in global memory"
+                              : "; use fewer elements per block or operators in global memory"));
   out.stage_elements_per_block = sc.ne;
-  out.stage_groups_per_block = sc.gpb;
-  out.stage_threads = sc.threads;
+  out.stage_groups_per_block = sc.gpb * sc.teams;
+  out.stage_threads = sc.threads * sc.teams;
 
   w.line("#define NE " + str(sc.ne));
   w.line("#define NPT " + str(sc.npt));
@@ -1020,8 +1139,26 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   w.line("#define OFF_D " + str(sc.off_d));
   w.line("#define OFF_L " + str(sc.off_l));
   w.line("#define SCRATCH " + str(sc.total));
-  if (sc.gpb > 1) {
-    w.line("#define GPB " + str(sc.gpb));
+  if (sc.teams > 1 || sc.shared_fragments) {
+    w.line("// Teams (Plan::teams) of NTHREADS threads, each with SCRATCH reals of scratch from OFF_TEAMS on.");
+    w.line("#define TEAMS " + str(sc.teams));
+    w.line("#define BLOCK_THREADS " + str(sc.threads * sc.teams));
+    w.line("#define OFF_TEAMS " + str(sc.off_teams));
+  }
+  if (sc.teams > 1) {
+    w.line("#if RTCG_CUDA");
+    w.line("#define RTDG_BOUNDS __launch_bounds__(BLOCK_THREADS)");
+    w.line("#else");
+    w.line("#define RTDG_BOUNDS");
+    w.line("#endif");
+  }
+  if (sc.shared_fragments) {
+    w.line("// The operators' fragments in shared memory: AV_SIZE reals of AV, then AL_SIZE of AL.");
+    w.line("#define AV_SIZE " + str(sc.av));
+    w.line("#define AL_SIZE " + str(sc.al));
+  }
+  if (sc.gpb > 1) w.line("#define GPB " + str(sc.gpb));
+  if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
     w.line("#define OFF_Q1 " + str(sc.off_q1));
     w.line("#define OFF_T " + str(sc.off_t));
     // cp.async: a global -> shared copy that does not hold the thread (sm_80 and newer); the
@@ -1064,7 +1201,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("// Operator row tiles per warp item (Plan::row_tiles), and the items' row groups.");
     w.line("#define RTDG_MR " + str(sc.mr));
     w.line("#define RTDG_ROW_GROUPS(rows) ((RTDG_ROW_TILES(rows) + RTDG_MR - 1) / RTDG_MR)");
-    write_tensor_helpers(w, plan.k_unroll);
+    write_tensor_helpers(w, plan.k_unroll, sc.shared_fragments);
   }
   const std::string geometry =
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "
@@ -1099,7 +1236,8 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   if (pre) w.line("#undef RTDG_PRE");
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");
-  if (sc.gpb > 1) {
+  if (sc.teams > 1) w.line("#undef RTDG_BOUNDS");
+  if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
     w.line("#undef RTDG_ASYNC_COPY");
     w.line("#undef RTDG_ASYNC_COMMIT");
     w.line("#undef RTDG_ASYNC_WAIT");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "dg/discretization.hpp"
+#include "dg/kernels.hpp"
 
 #include <cstdint>
 #include <vector>
@@ -36,8 +37,8 @@ struct Geometry {
 // The fragments of an M x Kd operator whose entries `at(row, col)` gives (see Geometry).
 template <class At>
 std::vector<double> mma_fragments(int M, int Kd, At at) {
-  const int MT = (M + 15) / 16 * 2, KT = (Kd + 3) / 4;
-  std::vector<double> out(static_cast<std::size_t>(MT * KT * 32), 0.0);
+  const int KT = (Kd + 3) / 4;
+  std::vector<double> out(static_cast<std::size_t>(mma_fragment_reals(M, Kd)), 0.0);
   for (int row = 0; row < M; ++row)
     for (int col = 0; col < Kd; ++col)
       out[static_cast<std::size_t>(((row / 8) * KT + col / 4) * 32 + 4 * (row % 8) + col % 4)] = at(row, col);

@@ -82,7 +82,7 @@ std::string to_text(const Plan& plan) {
          << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions)
          << " row_tiles=" << plan.row_tiles
          << " k_unroll=" << (plan.k_unroll == 0 ? std::string("all") : std::to_string(plan.k_unroll))
-         << " groups=" << plan.groups_per_block;
+         << " groups=" << plan.groups_per_block << " teams=" << plan.teams;
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -138,6 +138,7 @@ Plan plan_from_text(const std::string& text) {
       plan.k_unroll = *n;
     }
     if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
+    if (words.count("teams")) plan.teams = number("teams", 1, max_teams);
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -168,7 +169,10 @@ std::string Plan::describe() const {
            (row_tiles != 1 ? ", " + std::to_string(row_tiles) + " row tiles/warp" : std::string()) +
            (k_unroll != 0 ? ", k unrolled " + std::to_string(k_unroll) + "x" : std::string()) +
            (prefetch == Prefetch::on ? ", prefetch" : "") +
-           (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) + " groups/block pipelined" : std::string());
+           (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) +
+                                        (prefetch == Prefetch::on ? " groups/block pipelined" : " groups/block in turn")
+                                  : std::string()) +
+           (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

@@ -147,9 +147,11 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     }
   }
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
+  else if (name == "teams") space.teams = numbers(1, max_teams);
   else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
-                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, groups");
+                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, "
+                "groups, teams");
 }
 
 Point point_of(const Plan& plan) {
@@ -166,7 +168,8 @@ Point point_of(const Plan& plan) {
                {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0},
                {"row_tiles", fused ? plan.row_tiles : 1},
                {"k_unroll", fused ? plan.k_unroll : 0},
-               {"groups", fused ? plan.groups_per_block : 1}};
+               {"groups", fused ? plan.groups_per_block : 1},
+               {"teams", fused ? plan.teams : 1}};
 }
 
 Plan plan_of(const Point& point) {
@@ -209,6 +212,10 @@ Plan plan_of(const Point& point) {
     if (plan.groups_per_block < 1 || plan.groups_per_block > max_groups_per_block)
       throw Error("a DG plan point with groups outside 1.." + std::to_string(max_groups_per_block) + ": " +
                   rtcg::tune::to_string(point));
+    const auto teams = point.find("teams");
+    plan.teams = teams != point.end() ? static_cast<int>(teams->second) : 1;
+    if (plan.teams < 1 || plan.teams > max_teams)
+      throw Error("a DG plan point with teams outside 1.." + std::to_string(max_teams) + ": " + rtcg::tune::to_string(point));
   }
   return plan;
 }
@@ -268,6 +275,9 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (cuda && device.compute_capability_major < 8) groups = {1};
   std::erase_if(groups, [](std::int64_t g) { return g < 1 || g > max_groups_per_block; });
   if (std::find(groups.begin(), groups.end(), 1) == groups.end()) groups.insert(groups.begin(), 1);
+  std::vector<std::int64_t> teams = ints(space.teams);
+  std::erase_if(teams, [](std::int64_t t) { return t < 1 || t > max_teams; });
+  if (std::find(teams.begin(), teams.end(), 1) == teams.end()) teams.insert(teams.begin(), 1);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -285,7 +295,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("directions", directions)
       .parameter("row_tiles", row_tiles)
       .parameter("k_unroll", k_unroll)
-      .parameter("groups", groups);
+      .parameter("groups", groups)
+      .parameter("teams", teams);
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
                  [=](const Point& p) {
@@ -297,9 +308,16 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
   });
-  out.constraint("tensor products: one node per thread, operators in global memory", [](const Point& p) {
-    return p.at("products") == 0 || (p.at("nodes_per_thread") == 1 && p.at("operators") == 0);
+  out.constraint("tensor products: one node per thread", [](const Point& p) {
+    return p.at("products") == 0 || p.at("nodes_per_thread") == 1;
   });
+  // A block's copy of the fragments pays when several groups read it side by side (teams;
+  // also in turn with groups > 1), and teams share nothing else: the two go together.
+  out.constraint("tensor products: operators in shared memory with teams > 1 only, and teams > 1 with them only",
+                 [](const Point& p) {
+                   const bool shared_fragments = p.at("products") != 0 && p.at("operators") == 1;
+                   return shared_fragments == (p.at("teams") > 1);
+                 });
   out.constraint("16-row tiles: tensor products only (FP64 on sm_90 and newer); TF32 products: 16-row tiles only",
                  [m16](const Point& p) {
                    const std::int64_t kind = p.at("products"), rows = p.at("tile_rows");
@@ -307,8 +325,12 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    if (kind == 2) return rows == 16;
                    return rows == 8 || m16;
                  });
-  out.constraint("element groups per block > 1: fused plans that prefetch only",
-                 [](const Point& p) { return p.at("groups") == 1 || (p.at("fusion") == 1 && p.at("prefetch") == 1); });
+  out.constraint("element groups per block > 1: fused plans that prefetch (pipelined), or teams sharing the "
+                 "operators (in turn)",
+                 [](const Point& p) {
+                   return p.at("groups") == 1 ||
+                          (p.at("fusion") == 1 && (p.at("prefetch") == 1 || (p.at("products") != 0 && p.at("operators") == 1)));
+                 });
   // More row tiles per item than the operator has (by tile rows) would only recompute the last.
   out.constraint("row tiles per warp item > 1: tensor products only, at most the operator's row tiles",
                  [Np](const Point& p) {
@@ -320,15 +342,16 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint("directions split: tensor products of the flux derivative only",
                  [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
-  out.constraint("fused: " + std::to_string(min_threads) + " <= threads per block <= " + std::to_string(max_threads) +
-                     ", nodes per thread <= Np",
+  out.constraint("fused: " + std::to_string(min_threads) + " <= threads per team <= " + std::to_string(max_threads) +
+                     ", threads per block <= 1024, nodes per thread <= Np",
                  [=](const Point& p) {
                    if (p.at("fusion") == 0) return true;
                    const int npt_value = static_cast<int>(p.at("nodes_per_thread"));
                    if (p.at("elements") == 0 || npt_value > Np) return false;
                    long long threads = p.at("elements") * threads_per_element(Np, npt_value);
                    if (p.at("products") != 0) threads = (threads + 31) / 32 * 32;  // whole warps
-                   return threads >= min_threads && threads <= max_threads;
+                   // A team's threads; the block's (teams of them) at most 1024.
+                   return threads >= min_threads && threads <= max_threads && threads * p.at("teams") <= 1024;
                  });
   return out;
 }
