@@ -128,6 +128,29 @@ TEST_P(CudaKUnroll, KUnrolledProductsMatchTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
+// Teams sharing the block's shared-memory copy of the operator fragments (Plan::teams with
+// operators = shared), one group per team, groups in turn and pipelined, in every tensor-product
+// path, with the tuner's check against the default plan. 2 elements per team on a cavity of 48
+// tetrahedra (24 groups): blocks whose last teams have fewer groups or none.
+class CudaTeams : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaTeams, TeamsSharingFragmentsMatchTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.layouts = {Layout::element_major};
+  space.elements_per_block = {2};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::shared};
+  space.products = {Products::tensor, Products::tf32x3};
+  space.groups_per_block = {1, 3};
+  space.teams = {2, 3};
+  space.min_threads = 32;
+  space.prune = false;
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
+}
+
 std::vector<CudaCase> cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) {
@@ -142,6 +165,14 @@ std::vector<CudaCase> k_unroll_cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float64});
   for (int N : {2, 4, 7}) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float32});
+  out.push_back({"maxwell2d_tm", 3, 4, fluxes::ScalarType::float64});
+  return out;
+}
+
+std::vector<CudaCase> teams_cases() {
+  std::vector<CudaCase> out;
+  for (int N = 1; N <= 5; ++N) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float64});
+  for (int N : {2, 4}) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float32});
   out.push_back({"maxwell2d_tm", 3, 4, fluxes::ScalarType::float64});
   return out;
 }
@@ -180,6 +211,7 @@ std::string case_name(const ::testing::TestParamInfo<CudaCase>& p) {
 
 INSTANTIATE_TEST_SUITE_P(Orders, CudaPlans, ::testing::ValuesIn(cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaKUnroll, ::testing::ValuesIn(k_unroll_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaTeams, ::testing::ValuesIn(teams_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg
