@@ -67,7 +67,9 @@ struct PlanSpace {
   // blocks per SM (pipelining_pruned); measured on the H100 that is where it wins (order 7).
   std::vector<int> groups_per_block{1, 2};
   // Teams per block (Plan::teams), tried with tensor products whose fragments are copied to
-  // shared memory (operators = shared), which is what the teams share.
+  // shared memory (operators = shared), which is what the teams share. Not tried by default:
+  // on the H100 (2026-11-26, double orders 2-5) the best plan with teams was 11-57 % slower
+  // than the winner; the fragments' shared memory costs warps per SM (docs/tuning.md).
   std::vector<int> teams{1};
   int min_threads = 64;
   int max_threads = 512;

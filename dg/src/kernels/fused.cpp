@@ -67,6 +67,16 @@
 // the products and the update, barrier. So a block's loads arrive during its own products,
 // not only during other blocks'.
 //
+// Teams (Plan::teams = T > 1): a block of T x NTHREADS threads computes T element groups side
+// by side; team `team` has threads team * NTHREADS .., its own scratch (the layout above, SCRATCH
+// reals from OFF_TEAMS + team * SCRATCH) and its own barrier (RTDG_SYNC: bar.sync team + 1 over
+// NTHREADS threads), and computes the block's groups team, team + T, .. (GPB of them). With
+// tensor products and Operators::shared the block first copies AV and AL (AV_SIZE, AL_SIZE
+// reals, mma_fragment_reals) to the start of its shared memory (OFF_TEAMS = their sum), waits
+// at __syncthreads, and every team's products read them there (rtdg_lds instead of __ldg). The
+// host runs a block's teams in turn with one scratch. Plans with one team and global operators
+// generate the same code as before teams existed.
+//
 // Kernels (T = float or double):
 //   rtdg_stage_lserk(const T* q, T* qo, T* res, drdx, fgeo, vmapP, bcode, xyz, DT, LT, AV, AL,
 //                    prm, T t, halo, H, T a, T b, T dt, int K, int kb, int ke)
