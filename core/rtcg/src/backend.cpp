@@ -22,6 +22,16 @@ void Backend::deallocate_host(void* pointer) noexcept {
   if (pointer) ::operator delete(pointer, std::align_val_t{64});
 }
 
+void Backend::start_copy_to_host(void* host_destination, const void* source, std::size_t bytes) {
+  copy_to_host(host_destination, source, bytes);
+}
+
+void Backend::wait_for_host_copies() {}
+
+void Backend::copy_to_device_before_next_launch(void* destination, const void* host_source, std::size_t bytes) {
+  copy_to_device(destination, host_source, bytes);
+}
+
 std::shared_ptr<const Module> Backend::compile(const Program& program) {
   const CacheKey key = compiler().cache_key(program);
   const std::string digest = key.digest();

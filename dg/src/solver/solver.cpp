@@ -81,7 +81,7 @@ struct Engine {
   virtual const void* state_data() const = 0;  // the device state q (kernel layout)
   virtual void step(double t, double dt) = 0;
   virtual std::vector<rtcg::tune::KernelUse> kernel_uses() const = 0;  // Solver::kernel_uses
-  double exchange_seconds = 0;  // host time in exchange_start and exchange_finish
+  double exchange_seconds = 0;  // host time in exchange_start, exchange_send and exchange_finish
   HaloTransfer transfer = HaloTransfer::none;
   bool exchange_on = true;      // Solver::set_halo_exchange
   bool overlap = true;          // Solver::set_overlap
@@ -255,10 +255,14 @@ struct EngineT final : Engine {
     return shape;
   }
 
-  // Parallel runs: the neighbour ranks' traces of `state` into halo_in, in two halves around
-  // the work that does not need them. start: our traces packed on the device, staged to the
-  // host, sent; finish: the neighbours' received and copied to the device. In between, the
-  // kernels of the elements [0, Ki) run (asynchronously on a GPU).
+  // Parallel runs: the neighbour ranks' traces of `state` into halo_in, in three steps around
+  // the work that does not need them (the elements [0, Ki), launched between start and send).
+  // start: our traces packed on the device, and with pinned staging their copy to the host
+  // started beside the kernels (a second stream on a GPU); send: that copy waited for, the
+  // traces sent; finish: the neighbours' received and copied to the device ahead of the
+  // launches that read them, without holding the host. So the GPU goes from the packing kernel
+  // to the interior elements and then to the halo elements without waiting for the host.
+  // (CUDA-aware MPI: the packed traces go to MPI from the device, after a synchronize.)
   void exchange_start(const rtcg::Array<T>& state) {
     if (H == 0 || !exchange_on) return;
     const auto start = std::chrono::steady_clock::now();
@@ -268,24 +272,31 @@ struct EngineT final : Engine {
     shape.block = {256, 1, 1};
     shape.grid = {static_cast<unsigned>(std::clamp<std::size_t>((values + 255) / 256, 1, sms * 32)), 1, 1};
     (*pack_halo)(shape, state.data(), halo_out.data(), halo_faces.data(), H, K);
-    const std::size_t face_bytes = values / static_cast<std::size_t>(H) * sizeof(T);
     if (transfer == HaloTransfer::pinned_host) {
-      halo_out.copy_to_host(host_out.span());
-      exchange->start(host_out.data(), host_in.data(), face_bytes);
+      backend.start_copy_to_host(host_out.data(), halo_out.data(), values * sizeof(T));
     } else {
       // MPI knows nothing of the backend's stream: the packed traces must be there first.
       backend.synchronize();
-      exchange->start(halo_out.data(), halo_in.data(), face_bytes);
+      exchange->start(halo_out.data(), halo_in.data(), face_bytes());
     }
+    exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  void exchange_send() {
+    if (H == 0 || !exchange_on || transfer != HaloTransfer::pinned_host) return;
+    const auto start = std::chrono::steady_clock::now();
+    backend.wait_for_host_copies();
+    exchange->start(host_out.data(), host_in.data(), face_bytes());
     exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   void exchange_finish() {
     if (H == 0 || !exchange_on) return;
     const auto start = std::chrono::steady_clock::now();
     exchange->finish();
-    if (transfer == HaloTransfer::pinned_host) halo_in.copy_from_host(std::span<const T>(host_in.data(), host_in.size()));
+    if (transfer == HaloTransfer::pinned_host)
+      backend.copy_to_device_before_next_launch(halo_in.data(), host_in.data(), halo_in.size() * sizeof(T));
     exchange_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
+  std::size_t face_bytes() const { return halo_out.size() / static_cast<std::size_t>(H) * sizeof(T); }
   // The element split of a stage: [0, Ki) then [Ki, K) around the exchange; one range [0, K)
   // without halo faces (or with the exchange off); without overlap, every element after it.
   int split() const {
@@ -305,6 +316,7 @@ struct EngineT final : Engine {
                  static_cast<T>(t), halo_in.data(), H, Kargs, kb, ke);
     };
     surface_range(0, Ks);
+    exchange_send();
     exchange_finish();
     surface_range(Ks, Kargs);
   }
@@ -324,6 +336,7 @@ struct EngineT final : Engine {
     };
     exchange_start(in);
     range(0, split());
+    exchange_send();
     exchange_finish();
     range(split(), K);
   }
@@ -339,6 +352,7 @@ struct EngineT final : Engine {
     };
     exchange_start(in);
     range(0, split());
+    exchange_send();
     exchange_finish();
     range(split(), K);
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Parallel `rtdg run` through MPI against the serial run (docs/parallel.md), on the host
-# backend:
+# backend (or another, e.g. --set run.backend=cuda):
 #   mpi_run.sh <rtdg> <compare_solutions> <mpiexec> <config> <name> [--set ...]
 # - 2 and 3 ranks reproduce the serial run's last snapshot to 1e-12 (the halo exchange hands
 #   over the same traces the serial run reads, so in practice bit for bit), 2 ranks with
@@ -22,6 +22,10 @@ common=(--set time.final=0.4 --set output.interval=0.2 --set checkpoint.interval
 fail() { echo "FAILED: $*"; exit 1; }
 run() { local dir=$1; shift; timeout 300 "$@" "$config" --set "run.output_dir=\"$work/$dir\"" "${common[@]}" > "$work/$dir.log" 2>&1; }
 
+# With --set run.backend=cuda: skipped (77) where there is no CUDA device.
+if printf '%s\n' "$@" | grep -qx 'run.backend=cuda'; then
+  command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+fi
 run serial "$rtdg" run || { cat "$work/serial.log"; fail "serial run"; }
 last=$(ls "$work/serial/snapshots/${name}"_*.h5 | sort | tail -1)
 for np in 2 3; do

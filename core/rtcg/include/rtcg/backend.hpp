@@ -75,7 +75,24 @@ public:
   virtual void* allocate_host(std::size_t bytes);
   virtual void deallocate_host(void* pointer) noexcept;
 
-  // Waits for all launched work.
+  // Copies beside the launched work, for staging data that must travel while kernels run
+  // (parallel runs' halo traces). cuda: a second stream, ordered against the launch stream by
+  // events; host (and the defaults here): done at once, synchronously. Both ends on the host
+  // side should be page-locked (allocate_host) for the copies to be asynchronous.
+  //
+  // start_copy_to_host: copies `bytes` from device `source` to host memory once the work
+  // launched so far is done, without holding the host or later launches; complete when
+  // wait_for_host_copies() returns.
+  virtual void start_copy_to_host(void* host_destination, const void* source, std::size_t bytes);
+  virtual void wait_for_host_copies();
+  // Copies `bytes` from host memory to the device before any work launched after this call
+  // runs, without holding the host. It may run while work launched before it still runs, so
+  // that work must not use `destination`; `host_source` must stay as it is until the work
+  // after it is done (e.g. until the next start_copy_to_host + wait_for_host_copies, or
+  // synchronize()).
+  virtual void copy_to_device_before_next_launch(void* destination, const void* host_source, std::size_t bytes);
+
+  // Waits for all launched work (and copies).
   virtual void synchronize() = 0;
   // Runs `work` and returns the time it took on the device, in milliseconds: CUDA events
   // around it on cuda, a steady clock on host (host kernels run synchronously).

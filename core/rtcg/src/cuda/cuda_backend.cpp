@@ -148,6 +148,9 @@ CudaBackend::CudaBackend() : Backend(make_nvrtc_compiler(cuda_device_arch(device
   check(d.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
   make_current();
   check(d.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  check(d.cuStreamCreate(&copy_stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  check(d.cuEventCreate(&launched_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  check(d.cuEventCreate(&copied_, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
 
   char name[256] = {};
   check(d.cuDeviceGetName(name, sizeof name, device_), "cuDeviceGetName");
@@ -178,6 +181,9 @@ CudaBackend::~CudaBackend() {
   // At process exit the driver may already be shut down (CUDA_ERROR_DEINITIALIZED): then
   // there is nothing left to release, and a destructor must not throw.
   if (const auto* d = cuda::try_driver(); d && try_make_current()) {
+    if (launched_) d->cuEventDestroy(launched_);
+    if (copied_) d->cuEventDestroy(copied_);
+    if (copy_stream_) d->cuStreamDestroy(copy_stream_);
     if (stream_) d->cuStreamDestroy(stream_);
     d->cuDevicePrimaryCtxRelease(device_);
   }
@@ -253,6 +259,29 @@ void CudaBackend::copy_to_host(void* destination, const void* source, std::size_
   check(driver().cuStreamSynchronize(stream_), "cuStreamSynchronize");
 }
 
+void CudaBackend::start_copy_to_host(void* destination, const void* source, std::size_t bytes) {
+  if (!bytes) return;
+  make_current();
+  const auto& d = driver();
+  check(d.cuEventRecord(launched_, stream_), "cuEventRecord");
+  check(d.cuStreamWaitEvent(copy_stream_, launched_, 0), "cuStreamWaitEvent");
+  check(d.cuMemcpyDtoHAsync(destination, reinterpret_cast<CUdeviceptr>(source), bytes, copy_stream_), "cuMemcpyDtoHAsync");
+}
+
+void CudaBackend::wait_for_host_copies() {
+  make_current();
+  check(driver().cuStreamSynchronize(copy_stream_), "cuStreamSynchronize");
+}
+
+void CudaBackend::copy_to_device_before_next_launch(void* destination, const void* source, std::size_t bytes) {
+  if (!bytes) return;
+  make_current();
+  const auto& d = driver();
+  check(d.cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(destination), source, bytes, copy_stream_), "cuMemcpyHtoDAsync");
+  check(d.cuEventRecord(copied_, copy_stream_), "cuEventRecord");
+  check(d.cuStreamWaitEvent(stream_, copied_, 0), "cuStreamWaitEvent");
+}
+
 void CudaBackend::copy_on_device(void* destination, const void* source, std::size_t bytes) {
   if (!bytes) return;
   make_current();
@@ -277,6 +306,7 @@ std::size_t CudaBackend::free_memory() const {
 void CudaBackend::synchronize() {
   make_current();
   check(driver().cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  check(driver().cuStreamSynchronize(copy_stream_), "cuStreamSynchronize");
 }
 
 double CudaBackend::time_ms(const std::function<void()>& work) {

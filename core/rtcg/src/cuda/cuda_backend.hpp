@@ -1,5 +1,6 @@
 // The CUDA backend (private): NVRTC for the device's own architecture, modules loaded through
-// the driver API (dlopen'ed), the device's primary context, and one stream for all work.
+// the driver API (dlopen'ed), the device's primary context, one stream for all work, and a
+// second stream for the copies that run beside it.
 #pragma once
 
 #include <rtcg/backend.hpp>
@@ -25,6 +26,9 @@ public:
   std::size_t free_memory() const override;
   void* allocate_host(std::size_t bytes) override;
   void deallocate_host(void* pointer) noexcept override;
+  void start_copy_to_host(void* host_destination, const void* source, std::size_t bytes) override;
+  void wait_for_host_copies() override;
+  void copy_to_device_before_next_launch(void* destination, const void* host_source, std::size_t bytes) override;
   void synchronize() override;
   double time_ms(const std::function<void()>& work) override;
 
@@ -40,6 +44,10 @@ private:
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
+  // The side copies (start_copy_to_host, copy_to_device_before_next_launch): their stream,
+  // and events marking "launched so far" on stream_ and "copied" on copy_stream_.
+  CUstream copy_stream_ = nullptr;
+  CUevent launched_ = nullptr, copied_ = nullptr;
   DeviceInfo info_;
 };
 

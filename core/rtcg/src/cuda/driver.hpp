@@ -22,7 +22,7 @@ struct Driver {
   X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool) X(cuMemPoolTrimTo)    \
   X(cuMemPoolSetAttribute) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) \
   X(cuMemsetD8Async) X(cuMemHostAlloc) X(cuMemFreeHost)                                   \
-  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                            \
+  X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)        \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
   X(cuEventElapsedTime)
 #define RTCG_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
