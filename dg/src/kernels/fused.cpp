@@ -170,6 +170,18 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   const bool sequence = scratch.gpb > 1;
   // Groups a block computes: GPB per team.
   const std::string block_groups = teams ? "(TEAMS * GPB)" : "GPB";
+  // The block's groups g_first .. g_end - 1 of the elements [kb, ke), block `index`.
+  auto write_group_range = [&](const std::string& index) {
+    w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
+    w.line("  const int g_first = " + index + " * " + block_groups + ";");
+    w.line("  const int g_end = g_first + " + block_groups + " < rtdg_groups ? g_first + " + block_groups + " : rtdg_groups;");
+  };
+  // The fragments' copy into `ops` (the start of the block's shared memory), slots s = first,
+  // first + step, ..; then rtdg_av and rtdg_al point at it.
+  auto write_fragment_copy = [&](const std::string& ops, const std::string& first, const std::string& step) {
+    w.line("  for (int s = " + first + "; s < AV_SIZE; " + step + ") " + ops + "[s] = AV[s];");
+    w.line("  for (int s = " + first + "; s < AL_SIZE; " + step + ") " + ops + "[AV_SIZE + s] = AL[s];");
+  };
   // Teams: launch bounds, since the block's threads must fit the SM's registers or it does
   // not launch at all (before RTCG_KERNEL, which the host backend finds kernels by).
   w.line((teams ? "RTDG_BOUNDS " : "") + std::string("RTCG_KERNEL(") + name + ")(" + parameters + ")");
@@ -193,16 +205,13 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   if (fragments) {
     w.line("  // The operators' fragments, copied once by the whole block, then read by every team.");
     w.line("  real* rtdg_ops = reinterpret_cast<real*>(rtdg_smem);");
-    w.line("  for (int s = static_cast<int>(threadIdx.x); s < AV_SIZE; s += BLOCK_THREADS) rtdg_ops[s] = AV[s];");
-    w.line("  for (int s = static_cast<int>(threadIdx.x); s < AL_SIZE; s += BLOCK_THREADS) rtdg_ops[AV_SIZE + s] = AL[s];");
+    write_fragment_copy("rtdg_ops", "static_cast<int>(threadIdx.x)", "s += BLOCK_THREADS");
     w.line("  __syncthreads();");
     w.line("  const real* rtdg_av = rtdg_ops;");
     w.line("  const real* rtdg_al = rtdg_ops + AV_SIZE;");
   }
   if (sequence) {
-    w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
-    w.line("  const int g_first = static_cast<int>(blockIdx.x) * " + block_groups + ";");
-    w.line("  const int g_end = g_first + " + block_groups + " < rtdg_groups ? g_first + " + block_groups + " : rtdg_groups;");
+    write_group_range("static_cast<int>(blockIdx.x)");
   } else if (teams) {
     w.line("  const int k0 = kb + (static_cast<int>(blockIdx.x) * TEAMS + team) * NE;");
   } else {
@@ -233,16 +242,11 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
     w.line("  real* scratch = rtdg_block + OFF_TEAMS;");
   }
   if (fragments) {
-    w.line("  for (int s = 0; s < AV_SIZE; ++s) rtdg_block[s] = AV[s];");
-    w.line("  for (int s = 0; s < AL_SIZE; ++s) rtdg_block[AV_SIZE + s] = AL[s];");
+    write_fragment_copy("rtdg_block", "0", "++s");
     w.line("  const real* rtdg_av = rtdg_block;");
     w.line("  const real* rtdg_al = rtdg_block + AV_SIZE;");
   }
-  if (sequence) {
-    w.line("  const int rtdg_groups = (ke - kb + NE - 1) / NE;");
-    w.line("  const int g_first = block * " + block_groups + ";");
-    w.line("  const int g_end = g_first + " + block_groups + " < rtdg_groups ? g_first + " + block_groups + " : rtdg_groups;");
-  }
+  if (sequence) write_group_range("block");
   if (teams) w.line("  for (int team = 0; team < TEAMS; ++team) {");
   if (!sequence) {
     if (teams) w.line("  const int k0 = kb + (block * TEAMS + team) * NE;");
