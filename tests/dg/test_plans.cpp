@@ -498,6 +498,17 @@ TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
               std::string::npos)
         << error.what();
   }
+  // 6 teams of 32 elements (768 threads) need more shared memory than a block may have.
+  plan.teams = 6;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("(6 teams of 32 elements of order 1, operators in shared memory, tensor "
+                                             "products), more than 232448; use fewer teams"),
+              std::string::npos)
+        << error.what();
+  }
   // 8 elements of 4 threads are a warp; 4 teams, 4 groups each: 16 groups a block.
   plan.stage_elements_per_block = 8;
   plan.teams = 4;
