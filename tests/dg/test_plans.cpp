@@ -72,6 +72,18 @@ std::vector<Plan> fused_plans() {
           fused(Layout::element_major, 3, 2, Operators::global, Derivative::flux, Products::scalar, Prefetch::on),
           fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on),
           fused(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on),
+          // Prefetch async (the state, traces and geometry copied into shared memory, the
+          // geometry read there): scalar and tensor products, both derivatives, split
+          // directions, partial last blocks (3 and 5 elements).
+          fused(Layout::field_major, 3, 2, Operators::shared, Derivative::flux, Products::scalar, Prefetch::async),
+          fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::scalar, Prefetch::async),
+          fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async),
+          fused(Layout::field_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
+            plan.directions = Directions::split;
+            return plan;
+          }(),
           // 16-row tiles (on sm_90 the m16n8k16/m16n8k4 path; the output columns are padded
           // to 16 rows), both derivatives, one with the tile outputs held in registers.
           [] {
@@ -249,6 +261,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
   EXPECT_EQ(plan.describe(),
             "fused stage, element_major, 4 elements/block, 2 nodes/thread, operators shared, derivative of the state");
   EXPECT_EQ(parse_prefetch("on"), Prefetch::on);
+  EXPECT_EQ(parse_prefetch("async"), Prefetch::async);
   const Plan prefetching = fused(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
   EXPECT_EQ(prefetching.describe(),
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
@@ -257,6 +270,14 @@ TEST(SolverPlans, DescribeAndParseNames) {
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
                                   "k_unroll=all groups=1 teams=1");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
+  Plan copying = prefetching;
+  copying.prefetch = Prefetch::async;
+  copying.directions = Directions::split;
+  EXPECT_EQ(copying.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, directions split, prefetch async");
+  EXPECT_NE(to_text(copying).find(" prefetch=async "), std::string::npos) << to_text(copying);
+  EXPECT_EQ(plan_from_text(to_text(copying)), copying);
   Plan tall = prefetching;
   tall.tile_rows = 16;
   EXPECT_EQ(tall.describe(),
@@ -516,6 +537,22 @@ TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
   EXPECT_NO_THROW(a.solver->set_plan(plan));
   EXPECT_EQ(a.solver->kernels().stage_threads, 128);
   EXPECT_EQ(a.solver->kernels().stage_groups_per_block, 16);
+  // Prefetch async is for one group and one team.
+  for (const auto& [groups, teams] : {std::pair{2, 1}, std::pair{1, 2}}) {
+    plan.groups_per_block = groups;
+    plan.teams = teams;
+    plan.prefetch = Prefetch::async;
+    try {
+      a.solver->set_plan(plan);
+      FAIL() << "no error";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("prefetch = async is for one element group per block and one team (got " +
+                                               std::to_string(groups) + " groups and " + std::to_string(teams) +
+                                               " teams); use prefetch = on"),
+                std::string::npos)
+          << error.what();
+    }
+  }
 }
 
 // Split directions keep every warp's tiles in registers: a block with too many tiles per warp

@@ -3,8 +3,8 @@
 // DG tuning job over the whole CUDA plan space keeps every variant that fits (its check
 // compares one step of each with the CUDA default plan). A variant may be dropped only for
 // not fitting (shared memory, threads, registers), never for a wrong answer, a failed
-// compile or a failed run. The same for a narrower space with the products' k loops unrolled
-// a set number of steps (Plan::k_unroll).
+// compile or a failed run. The same for narrower spaces: the products' k loops unrolled a set
+// number of steps (Plan::k_unroll), teams, and prefetch async.
 #include "solver_support.hpp"
 
 #include <dg/tuning.hpp>
@@ -151,6 +151,28 @@ TEST_P(CudaTeams, TeamsSharingFragmentsMatchTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
+// Prefetch async (the state, the neighbours' traces and the geometry copied into shared
+// memory by cp.async, the gather's indices loaded first): scalar, FP64 tensor and TF32
+// products, both derivatives, joint and split directions, 8- and 16-row tiles; 5 elements per
+// block leave a partial last block on the 48-tetrahedron cavity.
+class CudaAsync : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaAsync, AsyncCopiesMatchTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.elements_per_block = {2, 5};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::global};
+  space.products = {Products::scalar, Products::tensor, Products::tf32x3};
+  space.prefetch = {Prefetch::async};
+  space.groups_per_block = {1};
+  space.min_threads = 32;
+  space.prune = false;
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
+}
+
 std::vector<CudaCase> cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) {
@@ -172,6 +194,14 @@ std::vector<CudaCase> k_unroll_cases() {
 std::vector<CudaCase> teams_cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 5; ++N) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float64});
+  for (int N : {2, 4}) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float32});
+  out.push_back({"maxwell2d_tm", 3, 4, fluxes::ScalarType::float64});
+  return out;
+}
+
+std::vector<CudaCase> async_cases() {
+  std::vector<CudaCase> out;
+  for (int N = 1; N <= 7; ++N) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float64});
   for (int N : {2, 4}) out.push_back({"maxwell3d", 2, N, fluxes::ScalarType::float32});
   out.push_back({"maxwell2d_tm", 3, 4, fluxes::ScalarType::float64});
   return out;
@@ -212,6 +242,7 @@ std::string case_name(const ::testing::TestParamInfo<CudaCase>& p) {
 INSTANTIATE_TEST_SUITE_P(Orders, CudaPlans, ::testing::ValuesIn(cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaKUnroll, ::testing::ValuesIn(k_unroll_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaTeams, ::testing::ValuesIn(teams_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaAsync, ::testing::ValuesIn(async_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg

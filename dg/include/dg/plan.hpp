@@ -74,7 +74,13 @@ enum class Products : unsigned char { scalar, tensor, tf32x3 };
 //   on   all at the start: the neighbours' traces of interior faces go into the face-flux
 //        scratch with the state's loads, and with tensor products each thread's res (u0) into
 //        registers, so the latencies overlap; costs registers
-enum class Prefetch : unsigned char { off, on };
+//   async  as on, but the state and the neighbours' traces are copied into shared memory by
+//        cp.async (sm_80 and newer; the host copies at once), which holds no registers and
+//        does not wait for one copy before issuing the next, and each thread loads the face
+//        codes and vmapP entries of all its face-node slots before it issues any neighbour
+//        copy: two latencies before the first barrier instead of one per loop pass and slot.
+//        One element group per block, one team
+enum class Prefetch : unsigned char { off, on, async };
 // Tensor products: the rows of an operator tile, 8 (mma.m8n8k4) or 16 (mma.m16n8k16 and
 // m16n8k4, sm_90 and newer: two 8-row fragments per instruction at twice the m8n8k4 rate on
 // Hopper, and each column fragment read from shared memory serves 16 rows; the operators' rows

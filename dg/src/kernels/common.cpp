@@ -155,12 +155,12 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
 }
 
 void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
-                       const std::function<std::string(int ca)>& target, int direction) {
+                       const std::function<std::string(int ca)>& target, int direction, const GeometryReads& geometry) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
   w.line("real F[NCOMP * DIM];");
   emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
-  w.line("const real* g = drdx + k * (DIM * DIM);");
+  w.line("const real* g = " + geometry.drdx + ";");
   for (int c = 0; c < components; ++c)
     for (int a = 0; a < dim; ++a) {
       if (direction >= 0 && a != direction) continue;
@@ -173,14 +173,14 @@ void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
 }
 
 void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo,
-                     const std::function<std::string(int c)>& staged) {
+                     const std::function<std::string(int c)>& staged, const GeometryReads& geometry) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
-  w.line("const real* fg = fgeo + (k * NFACES + f) * (DIM + 1);");
+  w.line("const real* fg = " + geometry.face + ";");
   w.line("real nrm[DIM];");
   for (int d = 0; d < dim; ++d) w.line("nrm[" + std::to_string(d) + "] = fg[" + std::to_string(d) + "];");
   w.line("real dF[NCOMP];");
-  w.line("const int code = bcode[k * NFACES + f];");
+  w.line("const int code = " + geometry.code + ";");
   {
     auto interior = w.block("if (code == 0)");
     w.line("const int p = vmapP[k * NFN + m];");

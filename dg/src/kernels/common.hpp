@@ -56,6 +56,15 @@ void load_coordinates(rtcg::SourceWriter& w, int dim, const std::string& node);
 // the plan's layout and the face-node table rtdg_fmask[NFN] (volume node of face node m).
 void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec);
 
+// Where a kernel reads an element's geometry, as C expressions in k (the element) and f (its
+// face): the global arrays (the defaults), or a block's copy in shared memory (the fused
+// kernel with Prefetch::async).
+struct GeometryReads {
+  std::string drdx = "drdx + k * (DIM * DIM)";             // const real*: dr_a/dx_d at [a * DIM + d]
+  std::string face = "fgeo + (k * NFACES + f) * (DIM + 1)";  // const real*: the face's n[DIM], Fscale
+  std::string code = "bcode[k * NFACES + f]";               // int: the face's code
+};
+
 // The body of a surface face-node evaluation: with f, iM, k, m and u[] bound, writes dF[NCOMP]
 // = n.(F - F*) for an interior face (neighbour read through vmapP from q), a halo face (code
 // -1, parallel runs: the neighbour rank's trace read through vmapP from halo[], which the
@@ -63,9 +72,9 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec);
 // condition (code from bcode), and reads the face geometry into `fg` / nrm[]. `halo` false
 // leaves the halo branch out (kernels without halo arguments: the library formulation).
 // `staged`, when given, names where the interior neighbour's trace of component c was already
-// loaded (Prefetch::on), instead of reading it from q.
+// loaded (Prefetch::on), instead of reading it from q. `geometry`: where fg and the code come from.
 void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo = true,
-                     const std::function<std::string(int c)>& staged = {});
+                     const std::function<std::string(int c)>& staged = {}, const GeometryReads& geometry = {});
 
 // The halo buffer of a kernel with halo faces, [H][NCOMP][NFP] in reals: the neighbour ranks'
 // traces of the H halo faces, each in the neighbour's own face-node order; vmapP of node j of
@@ -76,8 +85,10 @@ inline constexpr const char* halo_arguments = "const real* RTCG_RESTRICT halo, i
 // With u[] (and xn[] when the flux reads it) bound at node i of element k: evaluates the flux
 // F and writes the metric-folded G_a = sum_d (dr_a/dx_d) F_d of component c to `target(c * DIM
 // + a)` (a C lvalue), for every c and a, or only for a = `direction` when it is >= 0.
+// `geometry`: where dr_a/dx_d comes from.
 void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
-                       const std::function<std::string(int ca)>& target, int direction = -1);
+                       const std::function<std::string(int ca)>& target, int direction = -1,
+                       const GeometryReads& geometry = {});
 
 std::string join_ints(const std::vector<int>& values);
 

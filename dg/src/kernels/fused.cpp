@@ -56,7 +56,11 @@
 // sF in the state-loading phase (each slot's thread later reads its own entries back in the
 // face-flux phase and writes the flux over them), and with tensor products each thread loads
 // its output node's res (u0) into registers there too, so the three global-load latencies of
-// a stage overlap instead of following each other.
+// a stage overlap instead of following each other. Prefetch::async (one group per block, one
+// team) issues the state's and the traces' loads as cp.async copies into shared memory
+// (RTDG_ASYNC_COPY; no registers held, no copy waiting for the one before), after each thread
+// has loaded the face codes and vmapP entries of all its face-node slots in one batch, and
+// waits for them (RTDG_ASYNC_WAIT) before the first barrier.
 //
 // Pipelined groups (Plan::groups_per_block = G > 1, prefetch only): a block computes the G
 // consecutive groups of NE elements g_first .. g_end - 1 in turn. Group g's state is in buffer
@@ -106,6 +110,14 @@ using fluxes::InputKind;
 std::string str(int v) { return std::to_string(v); }
 std::string str(long long v) { return std::to_string(v); }
 
+// Prefetch::async reads the block's geometry from its copy in shared memory (sFgeo, sDrdx,
+// sCode, filled in the load phase); the other plans from the global arrays.
+GeometryReads geometry_reads(const Plan& plan) {
+  if (plan.prefetch != Prefetch::async) return {};
+  return {"sDrdx + (k - k0) * (DIM * DIM)", "sFgeo + ((k - k0) * NFACES + f) * (DIM + 1)",
+          "static_cast<int>(sCode[(k - k0) * NFACES + f])"};
+}
+
 // The padded sizes of a fused kernel's scratch (see the file comment), in reals.
 struct Scratch {
   int ne = 1, npt = 1, tpe = 1, threads = 1;
@@ -129,6 +141,9 @@ struct Scratch {
   // traces [NE * NCOMP][LDF] of the group being loaded, after everything else.
   int gpb = 1;
   long long off_q1 = 0, off_t = 0;
+  // Prefetch::async: the block's geometry [NE][NFACES][DIM + 1], [NE][DIM * DIM] and face codes
+  // [NE][NFACES] (as reals), after everything else.
+  long long off_geo = 0;
   // Plan::teams: TEAMS teams of `threads` threads, each with `total` reals of scratch from
   // off_teams + team * total. Tensor products with operators = shared: the fragments of the
   // volume operator (av reals) and of LIFT (al) at the start of the block's shared memory,
@@ -611,7 +626,8 @@ void write_split_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
       for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + i];");
       if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
       write_folded_flux(
-          w, spec, pieces, [dim](int ca) { return "sG[(e * NCOMP + " + std::to_string(ca / dim) + ") * LDG + r]"; }, a);
+          w, spec, pieces, [dim](int ca) { return "sG[(e * NCOMP + " + std::to_string(ca / dim) + ") * LDG + r]"; }, a,
+          geometry_reads(spec.plan));
     }
     w.line("RTDG_SYNC();");
     w.line("#if RTCG_CUDA");
@@ -698,7 +714,7 @@ void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std:
       w.line(state + "[s] = e < NE && i < NP && k < ke ? q[QIDX(c, k, i)] : real(0);");
     }
   }
-  if (spec.plan.prefetch != Prefetch::on) return;
+  if (spec.plan.prefetch == Prefetch::off) return;
   if (async) {
     w.line("// The neighbours' traces of interior faces, for the face-flux phase (the same slot, so the");
     w.line("// same thread, reads them there).");
@@ -722,6 +738,74 @@ void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std:
   }
 }
 
+// Prefetch::async: the block's face geometry and dr_a/dx_d ([K][NFACES][DIM + 1] and [K][DIM *
+// DIM], so the block's part is one contiguous run of each) into sFgeo and sDrdx.
+void write_geometry_copies(rtcg::SourceWriter& w) {
+  w.line("RTDG_SLOTS(s, NE * NFACES * (DIM + 1))");
+  w.line("  if (k0 + s / (NFACES * (DIM + 1)) < ke) RTDG_ASYNC_COPY(sFgeo + s, fgeo + k0 * (NFACES * (DIM + 1)) + s);");
+  w.line("RTDG_SLOTS(s, NE * DIM * DIM)");
+  w.line("  if (k0 + s / (DIM * DIM) < ke) RTDG_ASYNC_COPY(sDrdx + s, drdx + k0 * (DIM * DIM) + s);");
+}
+
+// Prefetch::async, one group (k0 on): on CUDA each thread first loads the face codes and vmapP
+// entries of all its face-node slots (independent loads, one latency), then issues the state's
+// copies and `between` (the res prefetch), then every neighbour copy; the host copies as
+// write_group_loads does. Complete after RTDG_ASYNC_COMMIT and RTDG_ASYNC_WAIT.
+void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std::function<void()>& between) {
+  const int components = static_cast<int>(spec.law->state_components());
+  w.line("#if RTCG_CUDA");
+  {
+    // No scope of its own: `between` declares what the kernel uses later (pre[]).
+    w.line("// The face codes and vmapP entries of this thread's face-node slots, then the state's copies,");
+    w.line("// then the neighbours' traces of interior faces into sF for the face-flux phase (the same");
+    w.line("// slot, so the same thread, reads them there).");
+    w.line("constexpr int slots = (NE * NFN + NTHREADS - 1) / NTHREADS;");
+    w.line("int gp[slots];  // vmapP of the slot's face node; -1: no interior neighbour");
+    {
+      w.line("#pragma unroll");
+      auto slot = w.block("for (int j = 0; j < slots; ++j)");
+      w.line("const int s = tid + j * NTHREADS;");
+      w.line("const int e = s / NFN;");
+      w.line("const int m = s - e * NFN;");
+      w.line("const int k = k0 + e;");
+      w.line("gp[j] = -1;");
+      auto valid = w.block("if (s < NE * NFN && k < ke)");
+      w.line("const int code = bcode[k * NFACES + m / NFP];");
+      w.line("const int p = vmapP[k * NFN + m];");
+      w.line("gp[j] = code == 0 ? p : -1;");
+      w.line("if (m % NFP == 0) sCode[e * NFACES + m / NFP] = real(code);");
+    }
+    write_geometry_copies(w);
+    {
+      auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
+      w.line("const int col = s / LDQ;");
+      w.line("const int i = s % LDQ;");
+      w.line("const int e = col / NCOMP;");
+      w.line("const int c = col % NCOMP;");
+      w.line("const int k = k0 + e;");
+      w.line("if (e < NE && i < NP && k < ke) RTDG_ASYNC_COPY(sq + s, q + (QIDX(c, k, i)));");
+      w.line("else sq[s] = real(0);");
+    }
+    between();
+    w.line("#pragma unroll");
+    auto slot = w.block("for (int j = 0; j < slots; ++j)");
+    w.line("if (gp[j] < 0) continue;");
+    w.line("const int s = tid + j * NTHREADS;");
+    w.line("const int e = s / NFN;");
+    w.line("const int m = s - e * NFN;");
+    w.line("const int kP = gp[j] / NP;");
+    w.line("const int iP = gp[j] - kP * NP;");
+    for (int c = 0; c < components; ++c)
+      w.line("RTDG_ASYNC_COPY(sF + (e * NCOMP + " + str(c) + ") * LDF + m, q + (QIDX(" + str(c) + ", kP, iP)));");
+  }
+  w.line("#else");
+  write_geometry_copies(w);
+  w.line("RTDG_SLOTS(s, NE * NFACES) if (k0 + s / NFACES < ke) sCode[s] = real(bcode[k0 * NFACES + s]);");
+  write_group_loads(w, spec, "k0", "sq", "sF", true);
+  between();
+  w.line("#endif");
+}
+
 // Tensor products with prefetch: this thread's output node's res (u0) into registers.
 void write_update_prefetch(rtcg::SourceWriter& w) {
   w.line("#if RTCG_CUDA");
@@ -741,7 +825,7 @@ void write_update_prefetch(rtcg::SourceWriter& w) {
 // Tensor products: the padding of sF and sG must be zeros. With prefetch, only the entries the
 // face-flux phase leaves alone (the prefetched ones may be being written by other threads).
 void write_padding_zeros(rtcg::SourceWriter& w, const KernelSpec& spec) {
-  const bool prefetch = spec.plan.prefetch == Prefetch::on;
+  const bool prefetch = spec.plan.prefetch != Prefetch::off;
   w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
   if (prefetch) {
     auto zero = w.block("RTDG_SLOTS(s, NCOLP * LDF)");
@@ -771,9 +855,12 @@ void write_group_fluxes(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
     w.line("real u[NCOMP];");
     for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + i];");
     if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
-    write_folded_flux(w, spec, pieces, [dim](int ca) {
-      return "sG[(e * NCOMP + " + std::to_string(ca / dim) + ") * LDG + " + std::to_string(ca % dim) + " * NP + i]";
-    });
+    write_folded_flux(
+        w, spec, pieces,
+        [dim](int ca) {
+          return "sG[(e * NCOMP + " + std::to_string(ca / dim) + ") * LDG + " + std::to_string(ca % dim) + " * NP + i]";
+        },
+        -1, geometry_reads(spec.plan));
   }
   w.line("// Fscale n.(F - F*) at every face node of the block; exterior traces from q.");
   auto faces = w.block("RTDG_SLOTS(s, NE * NFN)");
@@ -785,9 +872,11 @@ void write_group_fluxes(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   w.line("const int iM = rtdg_fmask[m];");
   w.line("real u[NCOMP];");
   for (int c = 0; c < components; ++c) w.line("u[" + str(c) + "] = sq[(e * NCOMP + " + str(c) + ") * LDQ + iM];");
-  if (spec.plan.prefetch == Prefetch::on)
-    write_face_flux(w, spec, pieces, true,
-                    [traces](int c) { return traces + "[(e * NCOMP + " + std::to_string(c) + ") * LDF + m]"; });
+  if (spec.plan.prefetch != Prefetch::off)
+    write_face_flux(
+        w, spec, pieces, true,
+        [traces](int c) { return traces + "[(e * NCOMP + " + std::to_string(c) + ") * LDF + m]"; },
+        geometry_reads(spec.plan));
   else
     write_face_flux(w, spec, pieces);
   for (int c = 0; c < components; ++c)
@@ -810,7 +899,7 @@ void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("const real* se = sq + e * (NCOMP * LDQ);");
     w.line("real rhs[NCOMP];");
     if (by_state) {
-      w.line("const real* g = drdx + k * (DIM * DIM);");
+      w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
       write_flux_of_gradient(w, spec, pieces, "sY[(e * NCOMP + c) * LDY + a * NP + i]");
       w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
     } else {
@@ -863,7 +952,7 @@ void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("for (int c = 0; c < NCOMP; ++c) fm[c] = fe[c * LDF + m];");
     w.line("for (int r = 0; r < NPT; ++r) { const real lm = Lop[m * NP + node[r]]; for (int c = 0; c < NCOMP; ++c) lift[r][c] += lm * fm[c]; }");
   }
-  if (by_state) w.line("const real* g = drdx + k * (DIM * DIM);");
+  if (by_state) w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
   auto r_loop = w.block("for (int r = 0; r < NPT; ++r)");
   // A guard, not a break: with a break the loop is not unrolled and the per-output arrays go
   // to local memory.
@@ -882,7 +971,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   const bool by_state = plan.derivative == Derivative::state;
   const bool shared_ops = plan.operators == Operators::shared && !sc.shared_fragments;
   const bool tensor = plan.products != Products::scalar;
-  const bool prefetch = plan.prefetch == Prefetch::on;
+  const bool prefetch = plan.prefetch != Prefetch::off;
   const bool in_turn = sc.gpb > 1;
   const bool pipelined = in_turn && prefetch;
   const bool teams = sc.teams > 1;
@@ -892,6 +981,12 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   if (!by_state) w.line("real* sG = scratch + OFF_G;");
   if (tensor) w.line("real* sY = scratch + OFF_Y;");
   if (tensor && by_state) w.line("real* sZ = scratch + OFF_Z;");
+  if (plan.prefetch == Prefetch::async) {
+    w.line("// The block's geometry (Prefetch::async): n and Fscale of its faces, dr_a/dx_d, the face codes.");
+    w.line("real* sFgeo = scratch + OFF_GEO;                       // [NE][NFACES][DIM + 1]");
+    w.line("real* sDrdx = sFgeo + NE * NFACES * (DIM + 1);         // [NE][DIM * DIM]");
+    w.line("real* sCode = sDrdx + NE * DIM * DIM;                  // [NE][NFACES], as reals");
+  }
   if (shared_ops) {
     w.line("real* sD = scratch + OFF_D;");
     w.line("real* sL = scratch + OFF_L;");
@@ -905,9 +1000,19 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   }
   // One group: loads, fluxes, products and update of the NE elements from k0 on.
   auto one_group = [&] {
-    write_group_loads(w, spec, "k0", "sq", "sF", false);
-    if (tensor && prefetch) write_update_prefetch(w);
+    if (plan.prefetch == Prefetch::async) {
+      write_async_group_loads(w, spec, [&] {
+        if (tensor) write_update_prefetch(w);
+      });
+    } else {
+      write_group_loads(w, spec, "k0", "sq", "sF", false);
+      if (tensor && prefetch) write_update_prefetch(w);
+    }
     if (tensor) write_padding_zeros(w, spec);
+    if (plan.prefetch == Prefetch::async) {
+      w.line("RTDG_ASYNC_COMMIT();");
+      w.line("RTDG_ASYNC_WAIT();");
+    }
     w.line("RTDG_SYNC();");
     write_group_fluxes(w, spec, pieces, sc, "sF");
     // Split directions: the first G pass writes only sG, and its barrier also covers sF.
@@ -996,6 +1101,10 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.teams < 1 || plan.teams > max_teams)
     throw Error("the plan's teams must be 1 to " + std::to_string(max_teams) + ", got " + std::to_string(plan.teams));
   sc.teams = plan.teams;
+  if (plan.prefetch == Prefetch::async && (plan.groups_per_block != 1 || plan.teams != 1))
+    throw Error("the plan does not fit: prefetch = async is for one element group per block and one team (got " +
+                std::to_string(plan.groups_per_block) + " groups and " + std::to_string(plan.teams) +
+                " teams); use prefetch = on");
   if (plan.tile_rows != 8 && !tensor)
     throw Error("the plan does not fit: 16-row tiles are for tensor-core products (products = tensor)");
   const bool single = spec.scalar == fluxes::ScalarType::float32;
@@ -1103,6 +1212,11 @@ Scratch scratch_of(const KernelSpec& spec) {
     sc.off_y = sc.alias_y ? sc.off_g : sc.off_l + l_size;
     sc.total = std::max(1LL, sc.alias_y ? sc.off_l + l_size : sc.off_y + y_size);
   }
+  if (plan.prefetch == Prefetch::async) {
+    // The block's geometry copy: face n and Fscale, dr_a/dx_d, the face codes (as reals).
+    sc.off_geo = sc.total;
+    sc.total += static_cast<long long>(sc.ne) * (element.Nfaces * (dim + 1) + dim * dim + element.Nfaces);
+  }
   if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
     sc.off_q1 = sc.total;
     sc.off_t = sc.off_q1 + q_size;
@@ -1172,14 +1286,20 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("#define AL_SIZE " + str(sc.al));
   }
   if (sc.gpb > 1) w.line("#define GPB " + str(sc.gpb));
+  if (plan.prefetch == Prefetch::async) w.line("#define OFF_GEO " + str(sc.off_geo));
+  const bool async_copies = (sc.gpb > 1 && plan.prefetch == Prefetch::on) || plan.prefetch == Prefetch::async;
   if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
     w.line("#define OFF_Q1 " + str(sc.off_q1));
     w.line("#define OFF_T " + str(sc.off_t));
+  }
+  if (async_copies) {
     // cp.async: a global -> shared copy that does not hold the thread (sm_80 and newer); the
     // host copies at once. WAIT: this thread's copies are complete (then a barrier for others).
     w.line("#if RTCG_CUDA");
     w.line("#if __CUDA_ARCH__ < 800");
-    w.line("#error \"element groups per block > 1 (cp.async) need compute capability 8.0 or newer\"");
+    w.line(plan.prefetch == Prefetch::async
+               ? "#error \"prefetch = async (cp.async) needs compute capability 8.0 or newer\""
+               : "#error \"element groups per block > 1 (cp.async) need compute capability 8.0 or newer\"");
     w.line("#endif");
     w.line("#define RTDG_ASYNC_COPY(dst, src) asm volatile(\"cp.async.ca.shared.global [%0], [%1], " + str(static_cast<int>(real_bytes)) +
            ";\" :: \"r\"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), \"l\"(src) : \"memory\")");
@@ -1224,7 +1344,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
   // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
-  const bool pre = plan.prefetch == Prefetch::on && plan.products != Products::scalar;
+  const bool pre = plan.prefetch != Prefetch::off && plan.products != Products::scalar;
   const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "res[idx]";
   const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "u0[idx]";
   if (pre) {
@@ -1251,7 +1371,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");
   if (sc.teams > 1) w.line("#undef RTDG_BOUNDS");
-  if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
+  if (async_copies) {
     w.line("#undef RTDG_ASYNC_COPY");
     w.line("#undef RTDG_ASYNC_COMMIT");
     w.line("#undef RTDG_ASYNC_WAIT");

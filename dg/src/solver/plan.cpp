@@ -35,7 +35,8 @@ constexpr std::array operator_places{std::pair{Operators::global, "global"}, std
 constexpr std::array derivatives{std::pair{Derivative::flux, "flux"}, std::pair{Derivative::state, "state"}};
 constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::pair{Products::tensor, "tensor"},
                                     std::pair{Products::tf32x3, "tf32x3"}};
-constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{Prefetch::on, "on"}};
+constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{Prefetch::on, "on"},
+                                     std::pair{Prefetch::async, "async"}};
 constexpr std::array direction_kinds{std::pair{Directions::joint, "joint"}, std::pair{Directions::split, "split"}};
 
 }  // namespace
@@ -168,9 +169,9 @@ std::string Plan::describe() const {
            (directions == Directions::split ? ", directions split" : "") +
            (row_tiles != 1 ? ", " + std::to_string(row_tiles) + " row tiles/warp" : std::string()) +
            (k_unroll != 0 ? ", k unrolled " + std::to_string(k_unroll) + "x" : std::string()) +
-           (prefetch == Prefetch::on ? ", prefetch" : "") +
+           (prefetch == Prefetch::on ? ", prefetch" : prefetch == Prefetch::async ? ", prefetch async" : "") +
            (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) +
-                                        (prefetch == Prefetch::on ? " groups/block pipelined" : " groups/block in turn")
+                                        (prefetch != Prefetch::off ? " groups/block pipelined" : " groups/block in turn")
                                   : std::string()) +
            (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +

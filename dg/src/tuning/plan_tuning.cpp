@@ -192,7 +192,10 @@ Plan plan_of(const Point& point) {
       throw Error("a DG plan point with an unknown products value: " + rtcg::tune::to_string(point));
     plan.products = static_cast<Products>(kind);
     const auto prefetch = point.find("prefetch");
-    plan.prefetch = prefetch != point.end() && prefetch->second ? Prefetch::on : Prefetch::off;
+    const std::int64_t when = prefetch != point.end() ? prefetch->second : 0;
+    if (when < 0 || when > static_cast<std::int64_t>(Prefetch::async))
+      throw Error("a DG plan point with an unknown prefetch value: " + rtcg::tune::to_string(point));
+    plan.prefetch = static_cast<Prefetch>(when);
     const auto tile_rows = point.find("tile_rows");
     plan.tile_rows = tile_rows != point.end() ? static_cast<int>(tile_rows->second) : 8;
     const auto directions = point.find("directions");
@@ -256,6 +259,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   const bool any_tf32 = std::find(products.begin(), products.end(), 2) != products.end();
   std::vector<std::int64_t> prefetch = ints(space.prefetch);
   if (std::find(prefetch.begin(), prefetch.end(), 0) == prefetch.end()) prefetch.insert(prefetch.begin(), 0);
+  // Prefetch async: cp.async on CUDA needs compute capability 8.0 (the host copies).
+  if (cuda && device.compute_capability_major < 8) std::erase(prefetch, static_cast<std::int64_t>(Prefetch::async));
   // 16-row FP64 tiles differ from 8-row ones only where the generated code can use m16n8k* (sm_90+);
   // TF32 products always take 16-row tiles.
   const bool m16 = cuda && device.compute_capability_major >= 9 &&
@@ -331,6 +336,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    return p.at("groups") == 1 ||
                           (p.at("fusion") == 1 && (p.at("prefetch") == 1 || (p.at("products") != 0 && p.at("operators") == 1)));
                  });
+  out.constraint("prefetch async: one element group per block, one team",
+                 [](const Point& p) { return p.at("prefetch") != 2 || (p.at("groups") == 1 && p.at("teams") == 1); });
   // More row tiles per item than the operator has (by tile rows) would only recompute the last.
   out.constraint("row tiles per warp item > 1: tensor products only, at most the operator's row tiles",
                  [Np](const Point& p) {
