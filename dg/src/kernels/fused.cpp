@@ -760,7 +760,8 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
     w.line("// then the neighbours' traces of interior faces into sF for the face-flux phase (the same");
     w.line("// slot, so the same thread, reads them there).");
     w.line("constexpr int slots = (NE * NFN + NTHREADS - 1) / NTHREADS;");
-    w.line("int gp[slots];  // vmapP of the slot's face node; -1: no interior neighbour");
+    w.line("int gp[slots];  // vmapP of the slot's face node");
+    w.line("int gc[slots];  // the code of the slot's face");
     {
       w.line("#pragma unroll");
       auto slot = w.block("for (int j = 0; j < slots; ++j)");
@@ -768,12 +769,11 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("const int e = s / NFN;");
       w.line("const int m = s - e * NFN;");
       w.line("const int k = k0 + e;");
-      w.line("gp[j] = -1;");
+      w.line("gp[j] = 0;");
+      w.line("gc[j] = 0;");
       auto valid = w.block("if (s < NE * NFN && k < ke)");
-      w.line("const int code = bcode[k * NFACES + m / NFP];");
-      w.line("const int p = vmapP[k * NFN + m];");
-      w.line("gp[j] = code == 0 ? p : -1;");
-      w.line("if (m % NFP == 0) sCode[e * NFACES + m / NFP] = real(code);");
+      w.line("gc[j] = bcode[k * NFACES + m / NFP];");
+      w.line("gp[j] = vmapP[k * NFN + m];");
     }
     write_geometry_copies(w);
     {
@@ -787,12 +787,15 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("else sq[s] = real(0);");
     }
     between();
+    w.line("// Only now wait for the codes and vmapP entries: the copies above are under way.");
     w.line("#pragma unroll");
     auto slot = w.block("for (int j = 0; j < slots; ++j)");
-    w.line("if (gp[j] < 0) continue;");
     w.line("const int s = tid + j * NTHREADS;");
     w.line("const int e = s / NFN;");
     w.line("const int m = s - e * NFN;");
+    w.line("if (s >= NE * NFN || k0 + e >= ke) continue;");
+    w.line("if (m % NFP == 0) sCode[e * NFACES + m / NFP] = real(gc[j]);");
+    w.line("if (gc[j] != 0) continue;");
     w.line("const int kP = gp[j] / NP;");
     w.line("const int iP = gp[j] - kP * NP;");
     for (int c = 0; c < components; ++c)
