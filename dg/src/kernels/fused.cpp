@@ -739,26 +739,38 @@ void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std:
 }
 
 // Prefetch::async: the block's face geometry and dr_a/dx_d ([K][NFACES][DIM + 1] and [K][DIM *
-// DIM], so the block's part is one contiguous run of each) into sFgeo and sDrdx.
-void write_geometry_copies(rtcg::SourceWriter& w) {
-  w.line("RTDG_SLOTS(s, NE * NFACES * (DIM + 1))");
-  w.line("  if (k0 + s / (NFACES * (DIM + 1)) < ke) RTDG_ASYNC_COPY(sFgeo + s, fgeo + k0 * (NFACES * (DIM + 1)) + s);");
-  w.line("RTDG_SLOTS(s, NE * DIM * DIM)");
-  w.line("  if (k0 + s / (DIM * DIM) < ke) RTDG_ASYNC_COPY(sDrdx + s, drdx + k0 * (DIM * DIM) + s);");
+// DIM], so the block's part is one contiguous run of each) into sFgeo and sDrdx, one slot per
+// real. `one_pass`: the block has a thread for every slot, so each thread copies at most one
+// (no loop: with two slot loops NVRTC kept the order-4 split plan at 64 registers, not 56).
+void write_geometry_copies(rtcg::SourceWriter& w, bool one_pass) {
+  const std::string faces = "NE * NFACES * (DIM + 1)";
+  auto slot = w.block(one_pass ? "if (const int s = tid; s < " + faces + " + NE * DIM * DIM)"
+                                : "RTDG_SLOTS(s, " + faces + " + NE * DIM * DIM)");
+  {
+    auto face = w.block("if (s < " + faces + ")");
+    w.line("if (k0 + s / (NFACES * (DIM + 1)) < ke) RTDG_ASYNC_COPY(sFgeo + s, fgeo + k0 * (NFACES * (DIM + 1)) + s);");
+  }
+  auto metric = w.block("else");
+  w.line("const int r = s - " + faces + ";");
+  w.line("if (k0 + r / (DIM * DIM) < ke) RTDG_ASYNC_COPY(sDrdx + r, drdx + k0 * (DIM * DIM) + r);");
 }
 
 // Prefetch::async, one group (k0 on): on CUDA each thread first loads the face codes and vmapP
 // entries of all its face-node slots (independent loads, one latency), then issues the state's
-// copies and `between` (the res prefetch), then every neighbour copy; the host copies as
+// copies, `between` (the res prefetch) and the geometry's copies, then, the codes and entries
+// arrived, the face codes into sCode and every neighbour copy; the host copies as
 // write_group_loads does. Complete after RTDG_ASYNC_COMMIT and RTDG_ASYNC_WAIT.
-void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std::function<void()>& between) {
+void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc,
+                             const std::function<void()>& between) {
   const int components = static_cast<int>(spec.law->state_components());
+  const Element& element = *spec.element;
+  const bool one_pass = sc.threads >= sc.ne * (element.Nfaces * (element.dim + 1) + element.dim * element.dim);
   w.line("#if RTCG_CUDA");
   {
     // No scope of its own: `between` declares what the kernel uses later (pre[]).
-    w.line("// The face codes and vmapP entries of this thread's face-node slots, then the state's copies,");
-    w.line("// then the neighbours' traces of interior faces into sF for the face-flux phase (the same");
-    w.line("// slot, so the same thread, reads them there).");
+    w.line("// The face codes and vmapP entries of this thread's face-node slots, then the state's and the");
+    w.line("// geometry's copies, then the neighbours' traces of interior faces into sF for the face-flux");
+    w.line("// phase (the same slot, so the same thread, reads them there).");
     w.line("constexpr int slots = (NE * NFN + NTHREADS - 1) / NTHREADS;");
     w.line("int gp[slots];  // vmapP of the slot's face node");
     w.line("int gc[slots];  // the code of the slot's face");
@@ -775,7 +787,6 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("gc[j] = bcode[k * NFACES + m / NFP];");
       w.line("gp[j] = vmapP[k * NFN + m];");
     }
-    write_geometry_copies(w);
     {
       auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
       w.line("const int col = s / LDQ;");
@@ -787,6 +798,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("else sq[s] = real(0);");
     }
     between();
+    write_geometry_copies(w, one_pass);
     w.line("// Only now wait for the codes and vmapP entries: the copies above are under way.");
     w.line("#pragma unroll");
     auto slot = w.block("for (int j = 0; j < slots; ++j)");
@@ -802,7 +814,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("RTDG_ASYNC_COPY(sF + (e * NCOMP + " + str(c) + ") * LDF + m, q + (QIDX(" + str(c) + ", kP, iP)));");
   }
   w.line("#else");
-  write_geometry_copies(w);
+  write_geometry_copies(w, false);
   w.line("RTDG_SLOTS(s, NE * NFACES) if (k0 + s / NFACES < ke) sCode[s] = real(bcode[k0 * NFACES + s]);");
   write_group_loads(w, spec, "k0", "sq", "sF", true);
   between();
@@ -1004,7 +1016,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   // One group: loads, fluxes, products and update of the NE elements from k0 on.
   auto one_group = [&] {
     if (plan.prefetch == Prefetch::async) {
-      write_async_group_loads(w, spec, [&] {
+      write_async_group_loads(w, spec, sc, [&] {
         if (tensor) write_update_prefetch(w);
       });
     } else {
