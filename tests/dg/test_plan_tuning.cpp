@@ -112,7 +112,8 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1 teams=1");
+            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1 teams=1 "
+            "geometry=global");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -127,6 +128,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("k_unroll");
   old_point.erase("groups");
   old_point.erase("teams");
+  old_point.erase("geometry");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
@@ -138,6 +140,19 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(point_of(plan).at("teams"), 3);
   EXPECT_EQ(plan_of(point_of(plan)), plan);
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  plan.prefetch = Prefetch::async;
+  plan.groups_per_block = 1;
+  plan.geometry = GeometryPlace::shared;
+  EXPECT_EQ(point_of(plan).at("prefetch"), 2);
+  EXPECT_EQ(point_of(plan).at("geometry"), 1);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  rtcg::tune::Point bad_prefetch = point_of(plan);
+  bad_prefetch["prefetch"] = 3;
+  EXPECT_THROW((void)plan_of(bad_prefetch), Error);
+  plan.geometry = GeometryPlace::global;
+  plan.prefetch = Prefetch::on;
+  plan.groups_per_block = 5;
   rtcg::tune::Point bad_teams = point_of(plan);
   bad_teams["teams"] = max_teams + 1;
   EXPECT_THROW((void)plan_of(bad_teams), Error);
@@ -233,6 +248,33 @@ TEST(PlanTuning, PipelinedGroupsOnlyWithPrefetch) {
   EXPECT_EQ(single, 11);  // the space without groups (Tf32ProductsStayOutOfHostSpaces)
   EXPECT_GT(pipelined, 0);
   EXPECT_EQ(plan_search_space(*cavity.solver, tiny_space()).points().size(), 11u);
+}
+
+// Prefetch async only with one group and one team; geometry in shared memory only with it.
+TEST(PlanTuning, SharedGeometryOnlyWithAsyncPrefetch) {
+  PlanSpace space = tiny_space();
+  space.prefetch = {Prefetch::off, Prefetch::on, Prefetch::async};
+  space.geometry = {GeometryPlace::global, GeometryPlace::shared};
+  space.groups_per_block = {1, 2};
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  int async = 0, shared = 0;
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points()) {
+    if (p.at("prefetch") == 2) {
+      ++async;
+      EXPECT_EQ(p.at("groups"), 1) << rtcg::tune::to_string(p);
+      EXPECT_EQ(p.at("teams"), 1) << rtcg::tune::to_string(p);
+    }
+    if (p.at("geometry") == 1) {
+      ++shared;
+      EXPECT_EQ(p.at("prefetch"), 2) << rtcg::tune::to_string(p);
+    }
+  }
+  // Each fused plan of tiny_space (2 derivatives x 2 products, split only for tensor flux: 5)
+  // with async, geometry global and shared.
+  EXPECT_EQ(async, 10);
+  EXPECT_EQ(shared, 5);
+  space.geometry = {GeometryPlace::global};
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points()) EXPECT_EQ(p.at("geometry"), 0);
 }
 
 // A set k-loop unrolling joins only tensor-product plans; every plan keeps k_unroll = all too.

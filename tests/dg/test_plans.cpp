@@ -75,13 +75,28 @@ std::vector<Plan> fused_plans() {
           // Prefetch async (the state, traces and geometry copied into shared memory, the
           // geometry read there): scalar and tensor products, both derivatives, split
           // directions, partial last blocks (3 and 5 elements).
+          // Geometry read from global memory or from the block's copy in shared memory.
           fused(Layout::field_major, 3, 2, Operators::shared, Derivative::flux, Products::scalar, Prefetch::async),
-          fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::scalar, Prefetch::async),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::scalar, Prefetch::async);
+            plan.geometry = GeometryPlace::shared;
+            return plan;
+          }(),
           fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async),
-          fused(Layout::field_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async),
+          [] {
+            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
+            plan.geometry = GeometryPlace::shared;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::field_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
+            plan.geometry = GeometryPlace::shared;
+            return plan;
+          }(),
           [] {
             Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
             plan.directions = Directions::split;
+            plan.geometry = GeometryPlace::shared;
             return plan;
           }(),
           // 16-row tiles (on sm_90 the m16n8k16/m16n8k4 path; the output columns are padded
@@ -268,16 +283,23 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
-                                  "k_unroll=all groups=1 teams=1");
+                                  "k_unroll=all groups=1 teams=1 geometry=global");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan copying = prefetching;
   copying.prefetch = Prefetch::async;
   copying.directions = Directions::split;
+  copying.geometry = GeometryPlace::shared;
   EXPECT_EQ(copying.describe(),
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, directions split, prefetch async");
+            "cores, directions split, prefetch async, geometry shared");
   EXPECT_NE(to_text(copying).find(" prefetch=async "), std::string::npos) << to_text(copying);
+  EXPECT_NE(to_text(copying).find(" teams=1 geometry=shared"), std::string::npos) << to_text(copying);
   EXPECT_EQ(plan_from_text(to_text(copying)), copying);
+  EXPECT_EQ(parse_geometry("shared"), GeometryPlace::shared);
+  // Texts written before geometry= existed read the geometry from global memory.
+  EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tensor prefetch=async").geometry,
+            GeometryPlace::global);
   Plan tall = prefetching;
   tall.tile_rows = 16;
   EXPECT_EQ(tall.describe(),
@@ -297,7 +319,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
-                           "k_unroll=all groups=1 teams=1");
+                           "k_unroll=all groups=1 teams=1 geometry=global");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;
@@ -537,6 +559,21 @@ TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
   EXPECT_NO_THROW(a.solver->set_plan(plan));
   EXPECT_EQ(a.solver->kernels().stage_threads, 128);
   EXPECT_EQ(a.solver->kernels().stage_groups_per_block, 16);
+  // Geometry in shared memory is copied by prefetch async.
+  plan.groups_per_block = 1;
+  plan.teams = 1;
+  plan.operators = Operators::global;
+  plan.prefetch = Prefetch::on;
+  plan.geometry = GeometryPlace::shared;
+  try {
+    a.solver->set_plan(plan);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("geometry = shared is copied in the load phase of prefetch = async"),
+              std::string::npos)
+        << error.what();
+  }
+  plan.geometry = GeometryPlace::global;
   // Prefetch async is for one group and one team.
   for (const auto& [groups, teams] : {std::pair{2, 1}, std::pair{1, 2}}) {
     plan.groups_per_block = groups;

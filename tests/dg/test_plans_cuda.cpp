@@ -95,9 +95,12 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   }
 
   // The CUDA space, with the TF32 products (float only) and the pipelined element groups the
-  // default space leaves out.
+  // default space leaves out; prefetch async and the geometry in shared memory have their own
+  // suite (CudaAsync), which keeps this one within a device call per half of the orders.
   PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
   space.products.push_back(Products::tf32x3);
+  space.prefetch = {Prefetch::off, Prefetch::on};
+  space.geometry = {GeometryPlace::global};
   space.groups_per_block = {1, 2};
   space.row_tiles = {1, 2, 3};
   space.prune = false;  // every pipelined plan too, not only those the tuner would time
@@ -151,8 +154,9 @@ TEST_P(CudaTeams, TeamsSharingFragmentsMatchTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
-// Prefetch async (the state, the neighbours' traces and the geometry copied into shared
-// memory by cp.async, the gather's indices loaded first): scalar, FP64 tensor and TF32
+// Prefetch async (the state and the neighbours' traces copied into shared memory by cp.async,
+// the gather's indices loaded first), the geometry read from global memory or copied there
+// too (Plan::geometry): scalar, FP64 tensor and TF32
 // products, both derivatives, joint and split directions, 8- and 16-row tiles; 5 elements per
 // block leave a partial last block on the 48-tetrahedron cavity.
 class CudaAsync : public ::testing::TestWithParam<CudaCase> {};
@@ -167,6 +171,7 @@ TEST_P(CudaAsync, AsyncCopiesMatchTheDefaultPlan) {
   space.operators = {Operators::global};
   space.products = {Products::scalar, Products::tensor, Products::tf32x3};
   space.prefetch = {Prefetch::async};
+  space.geometry = {GeometryPlace::global, GeometryPlace::shared};
   space.groups_per_block = {1};
   space.min_threads = 32;
   space.prune = false;

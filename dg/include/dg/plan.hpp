@@ -81,6 +81,16 @@ enum class Products : unsigned char { scalar, tensor, tf32x3 };
 //        copy: two latencies before the first barrier instead of one per loop pass and slot.
 //        One element group per block, one team
 enum class Prefetch : unsigned char { off, on, async };
+// Where the fused kernel reads the per-element geometry (face normals and Fscale, dr_a/dx_d,
+// the face codes).
+//   global  from the global arrays, through the read-only cache, where each phase needs them
+//   shared  copied into the block's shared memory in the load phase (prefetch = async only:
+//           the copies are cp.async like the state's), so the face fluxes and the metric
+//           terms read shared memory instead of waiting on L1/L2 after each barrier; costs
+//           NE x (NFACES x (DIM + 2) + DIM x DIM) reals of shared memory per block. Measured on
+//           the H100 (2026-11-26): better for plans differentiating the state and for 16-row
+//           tiles at orders 5-7, worse for 8-row flux-derivative plans (docs/tuning.md)
+enum class GeometryPlace : unsigned char { global, shared };
 // Tensor products: the rows of an operator tile, 8 (mma.m8n8k4) or 16 (mma.m16n8k16 and
 // m16n8k4, sm_90 and newer: two 8-row fragments per instruction at twice the m8n8k4 rate on
 // Hopper, and each column fragment read from shared memory serves 16 rows; the operators' rows
@@ -153,6 +163,7 @@ struct Plan {
   // groups t, t + T, .. of them; G > 1 without prefetch runs them in turn, with prefetch
   // pipelined as above. T x the team's threads must be at most 1024.
   int teams = 1;  // 1 .. max_teams
+  GeometryPlace geometry = GeometryPlace::global;  // shared: prefetch = async only
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -167,6 +178,7 @@ const char* to_string(Derivative derivative);
 const char* to_string(Products products);
 const char* to_string(Prefetch prefetch);
 const char* to_string(Directions directions);
+const char* to_string(GeometryPlace geometry);
 // Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
@@ -175,17 +187,19 @@ Derivative parse_derivative(const std::string& text);
 Products parse_products(const std::string& text);
 Prefetch parse_prefetch(const std::string& text);
 Directions parse_directions(const std::string& text);
+GeometryPlace parse_geometry(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
 // products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1
-// teams=1" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// teams=1 geometry=global" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
 // update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
 // without products= (written before tensor products existed) is scalar, one without prefetch=
 // (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
 // tiles, one without directions= computes the directions jointly, one without row_tiles= has
 // one row tile per warp item, one without k_unroll= unrolls all k steps, one without groups=
-// has one element group per block, one without teams= one team.
+// has one element group per block, one without teams= one team, one without geometry= reads the
+// geometry from global memory.
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

@@ -45,7 +45,9 @@ struct PlanSpace {
   // capability 8.0 and newer; ignored elsewhere) is not tried by default: on the H100 it lost
   // or tied at every order (docs/tuning.md) and made the float sweep of orders 1-7 25 % longer.
   std::vector<Products> products{Products::scalar, Products::tensor};
-  std::vector<Prefetch> prefetch{Prefetch::off, Prefetch::on};
+  std::vector<Prefetch> prefetch{Prefetch::off, Prefetch::on, Prefetch::async};
+  // Where the fused kernel reads the geometry (Plan::geometry); shared with prefetch = async only.
+  std::vector<GeometryPlace> geometry{GeometryPlace::global, GeometryPlace::shared};
   // Tensor products only; 16 is tried only on devices of compute capability 9.0 and newer (and
   // for tf32x3, which takes 16-row tiles only).
   std::vector<int> tile_rows{8, 16};
@@ -84,7 +86,7 @@ struct PlanSpace {
 // A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
-// directions, row_tiles, k_unroll, groups, teams (values as in plan texts: k_unroll=all,2). Throws
+// directions, row_tiles, k_unroll, groups, teams, geometry (values as in plan texts: k_unroll=all,2). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
@@ -93,11 +95,12 @@ inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
 // operators, derivative, products, prefetch, tile_rows, directions, row_tiles, k_unroll (0:
-// all), groups, teams; enums as their integer values). A point without products (stored before
+// all), groups, teams, geometry; enums as their integer values). A point without products (stored before
 // tensor products existed) is a scalar plan, one without prefetch does not prefetch, one
 // without tile_rows has 8-row tiles, one without directions computes them jointly, one without
 // row_tiles has one row tile per warp item, one without k_unroll unrolls all k steps, one
-// without groups has one group per block, one without teams one team.
+// without groups has one group per block, one without teams one team, one without geometry reads
+// it from global memory.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

@@ -60,7 +60,10 @@
 // team) issues the state's and the traces' loads as cp.async copies into shared memory
 // (RTDG_ASYNC_COPY; no registers held, no copy waiting for the one before), after each thread
 // has loaded the face codes and vmapP entries of all its face-node slots in one batch, and
-// waits for them (RTDG_ASYNC_WAIT) before the first barrier.
+// waits for them (RTDG_ASYNC_WAIT) before the first barrier. With GeometryPlace::shared the block's
+// face normals and Fscale, dr_a/dx_d and face codes are copied there too (sFgeo [NE][NFACES][DIM
+// + 1], sDrdx [NE][DIM * DIM], sCode [NE][NFACES] as reals, from OFF_GEO), and the face fluxes
+// and metric terms read them there.
 //
 // Pipelined groups (Plan::groups_per_block = G > 1, prefetch only): a block computes the G
 // consecutive groups of NE elements g_first .. g_end - 1 in turn. Group g's state is in buffer
@@ -110,10 +113,10 @@ using fluxes::InputKind;
 std::string str(int v) { return std::to_string(v); }
 std::string str(long long v) { return std::to_string(v); }
 
-// Prefetch::async reads the block's geometry from its copy in shared memory (sFgeo, sDrdx,
-// sCode, filled in the load phase); the other plans from the global arrays.
+// GeometryPlace::shared reads the block's geometry from its copy in shared memory (sFgeo, sDrdx,
+// sCode, filled in the load phase of Prefetch::async); the other plans from the global arrays.
 GeometryReads geometry_reads(const Plan& plan) {
-  if (plan.prefetch != Prefetch::async) return {};
+  if (plan.geometry != GeometryPlace::shared) return {};
   return {"sDrdx + (k - k0) * (DIM * DIM)", "sFgeo + ((k - k0) * NFACES + f) * (DIM + 1)",
           "static_cast<int>(sCode[(k - k0) * NFACES + f])"};
 }
@@ -141,7 +144,7 @@ struct Scratch {
   // traces [NE * NCOMP][LDF] of the group being loaded, after everything else.
   int gpb = 1;
   long long off_q1 = 0, off_t = 0;
-  // Prefetch::async: the block's geometry [NE][NFACES][DIM + 1], [NE][DIM * DIM] and face codes
+  // GeometryPlace::shared: the block's geometry [NE][NFACES][DIM + 1], [NE][DIM * DIM] and face codes
   // [NE][NFACES] (as reals), after everything else.
   long long off_geo = 0;
   // Plan::teams: TEAMS teams of `threads` threads, each with `total` reals of scratch from
@@ -738,7 +741,7 @@ void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std:
   }
 }
 
-// Prefetch::async: the block's face geometry and dr_a/dx_d ([K][NFACES][DIM + 1] and [K][DIM *
+// GeometryPlace::shared: the block's face geometry and dr_a/dx_d ([K][NFACES][DIM + 1] and [K][DIM *
 // DIM], so the block's part is one contiguous run of each) into sFgeo and sDrdx, one slot per
 // real. `one_pass`: the block has a thread for every slot, so each thread copies at most one
 // (no loop: with two slot loops NVRTC kept the order-4 split plan at 64 registers, not 56).
@@ -765,6 +768,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
   const int components = static_cast<int>(spec.law->state_components());
   const Element& element = *spec.element;
   const bool one_pass = sc.threads >= sc.ne * (element.Nfaces * (element.dim + 1) + element.dim * element.dim);
+  const bool shared_geometry = spec.plan.geometry == GeometryPlace::shared;
   w.line("#if RTCG_CUDA");
   {
     // No scope of its own: `between` declares what the kernel uses later (pre[]).
@@ -798,7 +802,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("else sq[s] = real(0);");
     }
     between();
-    write_geometry_copies(w, one_pass);
+    if (shared_geometry) write_geometry_copies(w, one_pass);
     w.line("// Only now wait for the codes and vmapP entries: the copies above are under way.");
     w.line("#pragma unroll");
     auto slot = w.block("for (int j = 0; j < slots; ++j)");
@@ -806,7 +810,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
     w.line("const int e = s / NFN;");
     w.line("const int m = s - e * NFN;");
     w.line("if (s >= NE * NFN || k0 + e >= ke) continue;");
-    w.line("if (m % NFP == 0) sCode[e * NFACES + m / NFP] = real(gc[j]);");
+    if (shared_geometry) w.line("if (m % NFP == 0) sCode[e * NFACES + m / NFP] = real(gc[j]);");
     w.line("if (gc[j] != 0) continue;");
     w.line("const int kP = gp[j] / NP;");
     w.line("const int iP = gp[j] - kP * NP;");
@@ -814,8 +818,10 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("RTDG_ASYNC_COPY(sF + (e * NCOMP + " + str(c) + ") * LDF + m, q + (QIDX(" + str(c) + ", kP, iP)));");
   }
   w.line("#else");
-  write_geometry_copies(w, false);
-  w.line("RTDG_SLOTS(s, NE * NFACES) if (k0 + s / NFACES < ke) sCode[s] = real(bcode[k0 * NFACES + s]);");
+  if (shared_geometry) {
+    write_geometry_copies(w, false);
+    w.line("RTDG_SLOTS(s, NE * NFACES) if (k0 + s / NFACES < ke) sCode[s] = real(bcode[k0 * NFACES + s]);");
+  }
   write_group_loads(w, spec, "k0", "sq", "sF", true);
   between();
   w.line("#endif");
@@ -996,8 +1002,8 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   if (!by_state) w.line("real* sG = scratch + OFF_G;");
   if (tensor) w.line("real* sY = scratch + OFF_Y;");
   if (tensor && by_state) w.line("real* sZ = scratch + OFF_Z;");
-  if (plan.prefetch == Prefetch::async) {
-    w.line("// The block's geometry (Prefetch::async): n and Fscale of its faces, dr_a/dx_d, the face codes.");
+  if (plan.geometry == GeometryPlace::shared) {
+    w.line("// The block's geometry (GeometryPlace::shared): n and Fscale of its faces, dr_a/dx_d, the face codes.");
     w.line("real* sFgeo = scratch + OFF_GEO;                       // [NE][NFACES][DIM + 1]");
     w.line("real* sDrdx = sFgeo + NE * NFACES * (DIM + 1);         // [NE][DIM * DIM]");
     w.line("real* sCode = sDrdx + NE * DIM * DIM;                  // [NE][NFACES], as reals");
@@ -1120,6 +1126,9 @@ Scratch scratch_of(const KernelSpec& spec) {
     throw Error("the plan does not fit: prefetch = async is for one element group per block and one team (got " +
                 std::to_string(plan.groups_per_block) + " groups and " + std::to_string(plan.teams) +
                 " teams); use prefetch = on");
+  if (plan.geometry == GeometryPlace::shared && plan.prefetch != Prefetch::async)
+    throw Error("the plan does not fit: geometry = shared is copied in the load phase of prefetch = async; use "
+                "prefetch = async or geometry = global");
   if (plan.tile_rows != 8 && !tensor)
     throw Error("the plan does not fit: 16-row tiles are for tensor-core products (products = tensor)");
   const bool single = spec.scalar == fluxes::ScalarType::float32;
@@ -1227,7 +1236,7 @@ Scratch scratch_of(const KernelSpec& spec) {
     sc.off_y = sc.alias_y ? sc.off_g : sc.off_l + l_size;
     sc.total = std::max(1LL, sc.alias_y ? sc.off_l + l_size : sc.off_y + y_size);
   }
-  if (plan.prefetch == Prefetch::async) {
+  if (plan.geometry == GeometryPlace::shared) {
     // The block's geometry copy: face n and Fscale, dr_a/dx_d, the face codes (as reals).
     sc.off_geo = sc.total;
     sc.total += static_cast<long long>(sc.ne) * (element.Nfaces * (dim + 1) + dim * dim + element.Nfaces);
@@ -1301,7 +1310,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("#define AL_SIZE " + str(sc.al));
   }
   if (sc.gpb > 1) w.line("#define GPB " + str(sc.gpb));
-  if (plan.prefetch == Prefetch::async) w.line("#define OFF_GEO " + str(sc.off_geo));
+  if (plan.geometry == GeometryPlace::shared) w.line("#define OFF_GEO " + str(sc.off_geo));
   const bool async_copies = (sc.gpb > 1 && plan.prefetch == Prefetch::on) || plan.prefetch == Prefetch::async;
   if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
     w.line("#define OFF_Q1 " + str(sc.off_q1));

@@ -38,6 +38,7 @@ constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::p
 constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{Prefetch::on, "on"},
                                      std::pair{Prefetch::async, "async"}};
 constexpr std::array direction_kinds{std::pair{Directions::joint, "joint"}, std::pair{Directions::split, "split"}};
+constexpr std::array geometry_places{std::pair{GeometryPlace::global, "global"}, std::pair{GeometryPlace::shared, "shared"}};
 
 }  // namespace
 
@@ -48,6 +49,7 @@ const char* to_string(Derivative derivative) { return name_of(derivative, deriva
 const char* to_string(Products products) { return name_of(products, product_kinds); }
 const char* to_string(Prefetch prefetch) { return name_of(prefetch, prefetch_kinds); }
 const char* to_string(Directions directions) { return name_of(directions, direction_kinds); }
+const char* to_string(GeometryPlace geometry) { return name_of(geometry, geometry_places); }
 Layout parse_layout(const std::string& text) { return parse_name(text, layouts, "memory layout"); }
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
@@ -55,6 +57,7 @@ Derivative parse_derivative(const std::string& text) { return parse_name(text, d
 Products parse_products(const std::string& text) { return parse_name(text, product_kinds, "products"); }
 Prefetch parse_prefetch(const std::string& text) { return parse_name(text, prefetch_kinds, "prefetch"); }
 Directions parse_directions(const std::string& text) { return parse_name(text, direction_kinds, "directions"); }
+GeometryPlace parse_geometry(const std::string& text) { return parse_name(text, geometry_places, "geometry"); }
 
 std::optional<int> parse_whole_number(const std::string& text, int low, int high) {
   std::size_t used = 0;
@@ -83,7 +86,7 @@ std::string to_text(const Plan& plan) {
          << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions)
          << " row_tiles=" << plan.row_tiles
          << " k_unroll=" << (plan.k_unroll == 0 ? std::string("all") : std::to_string(plan.k_unroll))
-         << " groups=" << plan.groups_per_block << " teams=" << plan.teams;
+         << " groups=" << plan.groups_per_block << " teams=" << plan.teams << " geometry=" << to_string(plan.geometry);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -140,6 +143,7 @@ Plan plan_from_text(const std::string& text) {
     }
     if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
     if (words.count("teams")) plan.teams = number("teams", 1, max_teams);
+    if (words.count("geometry")) plan.geometry = parse_geometry(take("geometry"));
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -173,7 +177,8 @@ std::string Plan::describe() const {
            (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) +
                                         (prefetch != Prefetch::off ? " groups/block pipelined" : " groups/block in turn")
                                   : std::string()) +
-           (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string());
+           (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string()) +
+           (geometry == GeometryPlace::shared ? ", geometry shared" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

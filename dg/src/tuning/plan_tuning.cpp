@@ -79,6 +79,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.derivatives = {Derivative::flux, Derivative::state};
     space.products = {Products::scalar};
     space.prefetch = {Prefetch::off};
+    space.geometry = {GeometryPlace::global};
     space.tile_rows = {8};
     space.directions = {Directions::joint};
     space.row_tiles = {1};
@@ -148,10 +149,11 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   }
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
   else if (name == "teams") space.teams = numbers(1, max_teams);
+  else if (name == "geometry") space.geometry = names(parse_geometry);
   else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, "
-                "groups, teams");
+                "groups, teams, geometry");
 }
 
 Point point_of(const Plan& plan) {
@@ -169,7 +171,8 @@ Point point_of(const Plan& plan) {
                {"row_tiles", fused ? plan.row_tiles : 1},
                {"k_unroll", fused ? plan.k_unroll : 0},
                {"groups", fused ? plan.groups_per_block : 1},
-               {"teams", fused ? plan.teams : 1}};
+               {"teams", fused ? plan.teams : 1},
+               {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -219,6 +222,8 @@ Plan plan_of(const Point& point) {
     plan.teams = teams != point.end() ? static_cast<int>(teams->second) : 1;
     if (plan.teams < 1 || plan.teams > max_teams)
       throw Error("a DG plan point with teams outside 1.." + std::to_string(max_teams) + ": " + rtcg::tune::to_string(point));
+    const auto geometry = point.find("geometry");
+    plan.geometry = geometry != point.end() && geometry->second ? GeometryPlace::shared : GeometryPlace::global;
   }
   return plan;
 }
@@ -283,6 +288,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> teams = ints(space.teams);
   std::erase_if(teams, [](std::int64_t t) { return t < 1 || t > max_teams; });
   if (std::find(teams.begin(), teams.end(), 1) == teams.end()) teams.insert(teams.begin(), 1);
+  std::vector<std::int64_t> geometry = ints(space.geometry);
+  if (std::find(geometry.begin(), geometry.end(), 0) == geometry.end()) geometry.insert(geometry.begin(), 0);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -301,7 +308,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("row_tiles", row_tiles)
       .parameter("k_unroll", k_unroll)
       .parameter("groups", groups)
-      .parameter("teams", teams);
+      .parameter("teams", teams)
+      .parameter("geometry", geometry);
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
                  [=](const Point& p) {
@@ -338,6 +346,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                  });
   out.constraint("prefetch async: one element group per block, one team",
                  [](const Point& p) { return p.at("prefetch") != 2 || (p.at("groups") == 1 && p.at("teams") == 1); });
+  out.constraint("geometry in shared memory: prefetch async only",
+                 [](const Point& p) { return p.at("geometry") == 0 || p.at("prefetch") == 2; });
   // More row tiles per item than the operator has (by tile rows) would only recompute the last.
   out.constraint("row tiles per warp item > 1: tensor products only, at most the operator's row tiles",
                  [Np](const Point& p) {
