@@ -303,6 +303,8 @@ rtcg::DeviceInfo h100_limits() {
   device.max_blocks_per_multiprocessor = 32;
   device.max_shared_memory_per_multiprocessor = 233472;
   device.reserved_shared_memory_per_block = 1024;
+  device.arch = "sm_90";
+  device.compute_capability_major = 9;
   return device;
 }
 
@@ -346,6 +348,32 @@ TEST(PlanTuning, PipelinedGroupsArePrunedWhereTheyCostBlocksPerSM) {
   const PlanChoice tuned = choose_plan(*small.solver, rtcg::tune::TuneMode::force, db, 0, space);
   ASSERT_TRUE(tuned.tuned.has_value());
   for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_NE(t.status, "pruned") << t.reason;
+}
+
+// Where prefetch async exists (sm_80 and newer), plans without prefetch and scalar plans with
+// prefetch on (one group) are pruned; never on the host or an older device.
+TEST(PlanTuning, PrefetchPrunedWhereAsyncExists) {
+  auto plan = [](const std::string& text) { return plan_from_text(text); };
+  const std::string tensor = "fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global "
+                             "derivative=flux products=tensor";
+  const std::string scalar = "fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global "
+                             "derivative=flux products=scalar";
+  const rtcg::DeviceInfo h100 = h100_limits();
+  ASSERT_EQ(h100.compute_capability_major, 9);
+  EXPECT_NE(prefetch_pruned(plan(tensor + " prefetch=off"), h100).find("prefetch = async (tried too)"), std::string::npos);
+  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=on"), h100), "");
+  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=async"), h100), "");
+  EXPECT_NE(prefetch_pruned(plan(scalar + " prefetch=on"), h100).find("scalar products"), std::string::npos);
+  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=on groups=2"), h100), "");  // pipelined needs on
+  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=async"), h100), "");
+  EXPECT_EQ(prefetch_pruned(Plan{}, h100), "");  // unfused: the reference
+  rtcg::DeviceInfo older = h100;
+  older.compute_capability_major = 7;
+  older.arch = "sm_75";
+  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=off"), older), "");
+  rtcg::DeviceInfo host;
+  host.arch = "host";
+  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=off"), host), "");
 }
 
 // A space without the default plan's layout (rtdg tune dg --space layouts=element_major) or
@@ -483,7 +511,8 @@ TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
             std::string::npos)
       << lines[2];
   EXPECT_EQ(lines[3], "2 variants, compile 0.0 s, timing 0.0 s");
-  EXPECT_EQ(lines[4], "1 more pruned before compiling (pipelined groups that would cost thread blocks per SM)");
+  EXPECT_EQ(lines[4], "1 more pruned before compiling (pipelined groups that would cost thread blocks per SM; on devices "
+                      "with prefetch async, plans without prefetch and scalar ones with prefetch on)");
 }
 
 }  // namespace
