@@ -111,6 +111,17 @@ Plan pipelined_plan() {
   return plan;
 }
 
+// Prefetch async with the geometry in shared memory: the halo faces' code (-1) read back from
+// the block's copy, their traces from halo[].
+Plan async_plan() {
+  Plan plan = fused_plan();
+  plan.stage_elements_per_block = 3;
+  plan.products = Products::tensor;
+  plan.prefetch = Prefetch::async;
+  plan.geometry = GeometryPlace::shared;
+  return plan;
+}
+
 // Element k's part: alternating by a coarse checkerboard of centroids, so that every part has
 // halo faces in several directions (and periodic ones when the box is periodic in x).
 mesh::Partition checkerboard(const mesh::Mesh& mesh, int parts) {
@@ -240,6 +251,7 @@ std::vector<Case> cases() {
       {"maxwell3d", 3, 3, 3, 2, false, false, Integrator::lserk4, fused_plan(), "maxwell3d_2parts_fused"},
       {"maxwell3d", 3, 3, 2, 3, true, false, Integrator::lserk4, pipelined_plan(), "maxwell3d_periodic_3parts_pipelined"},
       {"maxwell2d_tm", 2, 6, 3, 2, false, true, Integrator::ssprk3, pipelined_plan(), "tm2d_materials_2parts_pipelined_ssp"},
+      {"maxwell3d", 3, 3, 2, 3, true, false, Integrator::lserk4, async_plan(), "maxwell3d_periodic_3parts_async"},
   };
 }
 
