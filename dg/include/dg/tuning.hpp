@@ -45,6 +45,9 @@ struct PlanSpace {
   // capability 8.0 and newer; ignored elsewhere) is not tried by default: on the H100 it lost
   // or tied at every order (docs/tuning.md) and made the float sweep of orders 1-7 25 % longer.
   std::vector<Products> products{Products::scalar, Products::tensor};
+  // Prefetch async only where cp.async exists (CUDA, compute capability 8.0 and newer); there,
+  // with `prune`, plans without prefetch and scalar plans with `on` are dropped before compiling
+  // (prefetch_pruned).
   std::vector<Prefetch> prefetch{Prefetch::off, Prefetch::on, Prefetch::async};
   // Where the fused kernel reads the geometry (Plan::geometry); shared with prefetch = async only.
   std::vector<GeometryPlace> geometry{GeometryPlace::global, GeometryPlace::shared};
@@ -76,7 +79,9 @@ struct PlanSpace {
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
-  // today pipelined groups that would cost blocks per SM. Off to check every plan (gpu tests).
+  // pipelined groups that would cost blocks per SM (pipelining_pruned), and where prefetch
+  // async exists, plans without prefetch and scalar ones with `on` (prefetch_pruned). Off to
+  // check every plan (gpu tests).
   bool prune = true;
 
   // The defaults above on CUDA; on host a small space (each variant is a C++ compile).
