@@ -699,24 +699,28 @@ void write_flux_of_gradient(rtcg::SourceWriter& w, const KernelSpec& spec, const
 // element `base` on into `state`, and with prefetch the neighbours' traces of interior faces
 // into `traces` (a [NCOL][LDF] buffer). async: issued as RTDG_ASYNC_COPY (cp.async on CUDA),
 // complete after RTDG_ASYNC_WAIT.
+// The state of the NE elements from element `base` on into `state` ([NCOLP][LDQ], padding zero);
+// async: as RTDG_ASYNC_COPY.
+void write_state_loads(rtcg::SourceWriter& w, const std::string& base, const std::string& state, bool async) {
+  auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
+  w.line("const int col = s / LDQ;");
+  w.line("const int i = s % LDQ;");
+  w.line("const int e = col / NCOMP;");
+  w.line("const int c = col % NCOMP;");
+  w.line("const int k = " + base + " + e;");
+  if (async) {
+    w.line("if (e < NE && i < NP && k < ke) RTDG_ASYNC_COPY(" + state + " + s, q + (QIDX(c, k, i)));");
+    w.line("else " + state + "[s] = real(0);");
+  } else {
+    w.line(state + "[s] = e < NE && i < NP && k < ke ? q[QIDX(c, k, i)] : real(0);");
+  }
+}
+
 void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std::string& base, const std::string& state,
                        const std::string& traces, bool async) {
   const int components = static_cast<int>(spec.law->state_components());
   w.line("// The block's state: NP consecutive values per (element, component) in either layout.");
-  {
-    auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
-    w.line("const int col = s / LDQ;");
-    w.line("const int i = s % LDQ;");
-    w.line("const int e = col / NCOMP;");
-    w.line("const int c = col % NCOMP;");
-    w.line("const int k = " + base + " + e;");
-    if (async) {
-      w.line("if (e < NE && i < NP && k < ke) RTDG_ASYNC_COPY(" + state + " + s, q + (QIDX(c, k, i)));");
-      w.line("else " + state + "[s] = real(0);");
-    } else {
-      w.line(state + "[s] = e < NE && i < NP && k < ke ? q[QIDX(c, k, i)] : real(0);");
-    }
-  }
+  write_state_loads(w, base, state, async);
   if (spec.plan.prefetch == Prefetch::off) return;
   if (async) {
     w.line("// The neighbours' traces of interior faces, for the face-flux phase (the same slot, so the");
@@ -791,16 +795,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("gc[j] = bcode[k * NFACES + m / NFP];");
       w.line("gp[j] = vmapP[k * NFN + m];");
     }
-    {
-      auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
-      w.line("const int col = s / LDQ;");
-      w.line("const int i = s % LDQ;");
-      w.line("const int e = col / NCOMP;");
-      w.line("const int c = col % NCOMP;");
-      w.line("const int k = k0 + e;");
-      w.line("if (e < NE && i < NP && k < ke) RTDG_ASYNC_COPY(sq + s, q + (QIDX(c, k, i)));");
-      w.line("else sq[s] = real(0);");
-    }
+    write_state_loads(w, "k0", "sq", true);
     between();
     if (shared_geometry) write_geometry_copies(w, one_pass);
     w.line("// Only now wait for the codes and vmapP entries: the copies above are under way.");
