@@ -150,6 +150,9 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   rtcg::tune::Point bad_prefetch = point_of(plan);
   bad_prefetch["prefetch"] = 3;
   EXPECT_THROW((void)plan_of(bad_prefetch), Error);
+  rtcg::tune::Point bad_geometry = point_of(plan);
+  bad_geometry["geometry"] = 2;
+  EXPECT_THROW((void)plan_of(bad_geometry), Error);
   plan.geometry = GeometryPlace::global;
   plan.prefetch = Prefetch::on;
   plan.groups_per_block = 5;

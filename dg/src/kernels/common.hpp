@@ -58,7 +58,7 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec);
 
 // Where a kernel reads an element's geometry, as C expressions in k (the element) and f (its
 // face): the global arrays (the defaults), or a block's copy in shared memory (the fused
-// kernel with Prefetch::async).
+// kernel with geometry = shared, filled in the load phase of prefetch = async).
 struct GeometryReads {
   std::string drdx = "drdx + k * (DIM * DIM)";             // const real*: dr_a/dx_d at [a * DIM + d]
   std::string face = "fgeo + (k * NFACES + f) * (DIM + 1)";  // const real*: the face's n[DIM], Fscale

@@ -223,7 +223,10 @@ Plan plan_of(const Point& point) {
     if (plan.teams < 1 || plan.teams > max_teams)
       throw Error("a DG plan point with teams outside 1.." + std::to_string(max_teams) + ": " + rtcg::tune::to_string(point));
     const auto geometry = point.find("geometry");
-    plan.geometry = geometry != point.end() && geometry->second ? GeometryPlace::shared : GeometryPlace::global;
+    const std::int64_t place = geometry != point.end() ? geometry->second : 0;
+    if (place < 0 || place > static_cast<std::int64_t>(GeometryPlace::shared))
+      throw Error("a DG plan point with an unknown geometry value: " + rtcg::tune::to_string(point));
+    plan.geometry = static_cast<GeometryPlace>(place);
   }
   return plan;
 }
