@@ -353,8 +353,8 @@ TEST(PlanTuning, PipelinedGroupsArePrunedWhereTheyCostBlocksPerSM) {
   for (const rtcg::tune::Timing& t : tuned.tuned->variants) EXPECT_NE(t.status, "pruned") << t.reason;
 }
 
-// Where prefetch async exists (sm_80 and newer), plans without prefetch and scalar plans with
-// prefetch on (one group) are pruned; never on the host or an older device.
+// Where prefetch async exists (sm_80 and newer) and the space tries it, plans without prefetch
+// and scalar plans with prefetch on (one group) are pruned; never on the host or an older device.
 TEST(PlanTuning, PrefetchPrunedWhereAsyncExists) {
   auto plan = [](const std::string& text) { return plan_from_text(text); };
   const std::string tensor = "fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global "
@@ -363,20 +363,24 @@ TEST(PlanTuning, PrefetchPrunedWhereAsyncExists) {
                              "derivative=flux products=scalar";
   const rtcg::DeviceInfo h100 = h100_limits();
   ASSERT_EQ(h100.compute_capability_major, 9);
-  EXPECT_NE(prefetch_pruned(plan(tensor + " prefetch=off"), h100).find("prefetch = async (tried too)"), std::string::npos);
-  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=on"), h100), "");
-  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=async"), h100), "");
-  EXPECT_NE(prefetch_pruned(plan(scalar + " prefetch=on"), h100).find("scalar products"), std::string::npos);
-  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=on groups=2"), h100), "");  // pipelined needs on
-  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=async"), h100), "");
-  EXPECT_EQ(prefetch_pruned(Plan{}, h100), "");  // unfused: the reference
+  EXPECT_NE(prefetch_pruned(plan(tensor + " prefetch=off"), h100, true).find("prefetch = async (tried too)"),
+            std::string::npos);
+  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=on"), h100, true), "");
+  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=async"), h100, true), "");
+  EXPECT_NE(prefetch_pruned(plan(scalar + " prefetch=on"), h100, true).find("scalar products"), std::string::npos);
+  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=on groups=2"), h100, true), "");  // pipelined needs on
+  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=async"), h100, true), "");
+  EXPECT_EQ(prefetch_pruned(Plan{}, h100, true), "");  // unfused: the reference
+  // A space without async (--space prefetch=off,on) keeps them all.
+  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=off"), h100, false), "");
+  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=on"), h100, false), "");
   rtcg::DeviceInfo older = h100;
   older.compute_capability_major = 7;
   older.arch = "sm_75";
-  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=off"), older), "");
+  EXPECT_EQ(prefetch_pruned(plan(tensor + " prefetch=off"), older, true), "");
   rtcg::DeviceInfo host;
   host.arch = "host";
-  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=off"), host), "");
+  EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=off"), host, true), "");
 }
 
 // A space without the default plan's layout (rtdg tune dg --space layouts=element_major) or

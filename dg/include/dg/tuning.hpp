@@ -130,14 +130,15 @@ std::string pipelining_pruned(const KernelSpec& spec, const rtcg::DeviceInfo& de
 // The same with the pipelined plan's kernels already generated (the tuner's generator has them).
 std::string pipelining_pruned(const KernelSpec& spec, const GeneratedKernels& pipelined, const rtcg::DeviceInfo& device);
 
-// Why a fused plan's prefetch is not worth compiling on `device`, or "" when it is. Where
-// prefetch = async exists (CUDA, compute capability 8.0 and newer) it issues the loads of
+// Why a fused plan's prefetch is not worth compiling on `device` when the space also tries
+// prefetch = async (`async_tried`), or "" when it is. Where async exists (CUDA, compute
+// capability 8.0 and newer) it issues the loads of
 // prefetch = on sooner, with no registers held: in full sweeps on the H100 (2026-11-26, orders
 // 1-7, double and float) no plan without prefetch came first by more than 1 %, and no plan of
 // scalar products with prefetch = on beat the same plan with async. So there: prefetch = off
 // is pruned, and prefetch = on for scalar products with one group per block (pipelined groups
 // need it). Keeps a default sweep of orders 1-7 within its five minutes. Never pruned on the host.
-std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device);
+std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool async_tried);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

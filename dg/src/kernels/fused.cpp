@@ -695,10 +695,6 @@ void write_flux_of_gradient(rtcg::SourceWriter& w, const KernelSpec& spec, const
   }
 }
 
-// A group's global loads (the file comment's load phase): the state of the NE elements from
-// element `base` on into `state`, and with prefetch the neighbours' traces of interior faces
-// into `traces` (a [NCOL][LDF] buffer). async: issued as RTDG_ASYNC_COPY (cp.async on CUDA),
-// complete after RTDG_ASYNC_WAIT.
 // The state of the NE elements from element `base` on into `state` ([NCOLP][LDQ], padding zero);
 // async: as RTDG_ASYNC_COPY.
 void write_state_loads(rtcg::SourceWriter& w, const std::string& base, const std::string& state, bool async) {
@@ -716,6 +712,10 @@ void write_state_loads(rtcg::SourceWriter& w, const std::string& base, const std
   }
 }
 
+// A group's global loads (the file comment's load phase): the state of the NE elements from
+// element `base` on into `state`, and with prefetch the neighbours' traces of interior faces
+// into `traces` (a [NCOL][LDF] buffer). async: issued as RTDG_ASYNC_COPY (cp.async on CUDA),
+// complete after RTDG_ASYNC_WAIT.
 void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const std::string& base, const std::string& state,
                        const std::string& traces, bool async) {
   const int components = static_cast<int>(spec.law->state_components());
@@ -776,9 +776,10 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
   w.line("#if RTCG_CUDA");
   {
     // No scope of its own: `between` declares what the kernel uses later (pre[]).
-    w.line("// The face codes and vmapP entries of this thread's face-node slots, then the state's and the");
-    w.line("// geometry's copies, then the neighbours' traces of interior faces into sF for the face-flux");
-    w.line("// phase (the same slot, so the same thread, reads them there).");
+    w.line(std::string("// The face codes and vmapP entries of this thread's face-node slots, then the state's") +
+           (shared_geometry ? " and the geometry's" : "") + " copies,");
+    w.line("// then the neighbours' traces of interior faces into sF for the face-flux phase (the same");
+    w.line("// slot, so the same thread, reads them there).");
     w.line("constexpr int slots = (NE * NFN + NTHREADS - 1) / NTHREADS;");
     w.line("int gp[slots];  // vmapP of the slot's face node");
     w.line("int gc[slots];  // the code of the slot's face");

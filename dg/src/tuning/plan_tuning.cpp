@@ -424,8 +424,9 @@ std::string pipelining_pruned(const KernelSpec& spec, const GeneratedKernels& pi
          std::to_string(one.stage_shared_bytes) + " bytes of shared memory per block)";
 }
 
-std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
-  if (plan.fusion != Fusion::stage || device.arch == "host" || device.compute_capability_major < 8) return {};
+std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool async_tried) {
+  if (!async_tried || plan.fusion != Fusion::stage || device.arch == "host" || device.compute_capability_major < 8)
+    return {};
   if (plan.prefetch == Prefetch::off)
     return "prefetch = async (tried too) starts the same loads sooner; plans without prefetch never came first by "
            "more than 1 % (H100, 2026-11-26)";
@@ -478,14 +479,18 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   // gives its occupancy limits, i.e. on CUDA.
   const rtcg::DeviceInfo device = solver.backend().device_info();
   const bool prune = space.prune;
-  job.generate = [base, K, ssp, context, device, prune](const Point& point) {
+  // The prefetch rule drops plans only in favour of async plans the sweep times too.
+  const bool async_tried =
+      std::find(space.prefetch.begin(), space.prefetch.end(), Prefetch::async) != space.prefetch.end();
+  job.generate = [base, K, ssp, context, device, prune, async_tried](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
+    // Needs only the plan: before generating.
+    if (prune)
+      if (std::string why = prefetch_pruned(spec.plan, device, async_tried); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
-    if (prune) {
-      if (std::string why = prefetch_pruned(spec.plan, device); !why.empty()) throw rtcg::tune::Pruned(why);
+    if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
-    }
     rtcg::tune::Variant variant;
     variant.program.name = kernels.name;
     variant.program.source = kernels.source;
