@@ -37,6 +37,7 @@ PlanSpace tiny_space() {
   space.products = {Products::scalar, Products::tensor};
   space.prefetch = {Prefetch::off, Prefetch::on};
   space.directions = {Directions::joint, Directions::split};
+  space.k_unroll = {0};
   space.groups_per_block = {1};
   space.min_threads = 1;
   return space;
@@ -383,6 +384,48 @@ TEST(PlanTuning, PrefetchPrunedWhereAsyncExists) {
   EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=off"), host, true), "");
 }
 
+// On sm_90 and newer, FP64-tensor plans with 16-row tiles outside 2-8 elements per block, and a
+// set k unrolling other than with 16-row tiles and prefetch async, are pruned; nothing on the
+// host, below sm_90 or for other products.
+TEST(PlanTuning, TilingPrunedOnSm90) {
+  auto plan = [](const std::string& text) { return plan_from_text(text); };
+  auto tensor = [](int elements, int rows, const std::string& prefetch, const std::string& k_unroll) {
+    return "fusion=stage layout=element_major elements=" + std::to_string(elements) +
+           " nodes_per_thread=1 operators=global derivative=state products=tensor prefetch=" + prefetch +
+           " tile_rows=" + std::to_string(rows) + " k_unroll=" + k_unroll;
+  };
+  const rtcg::DeviceInfo h100 = h100_limits();
+  ASSERT_EQ(h100.compute_capability_major, 9);
+  for (const int elements : {2, 4, 8}) {
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "async", "all")), h100), "");
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "on", "all")), h100), "");
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "async", "2")), h100), "");
+  }
+  for (const int elements : {1, 16, 32}) {
+    const std::string why = tiling_pruned(plan(tensor(elements, 16, "async", "all")), h100);
+    EXPECT_EQ(why.rfind("16-row tiles with " + std::to_string(elements) + " elements per block: none came within 10 %", 0), 0u)
+        << why;
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 8, "async", "all")), h100), "");  // 8-row tiles: any count
+  }
+  const std::string unrolled = "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async";
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 8, "async", "2")), h100).rfind(unrolled, 0), 0u);
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "on", "2")), h100).rfind(unrolled, 0), 0u);
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "off", "1")), h100).rfind(unrolled, 0), 0u);
+  // Other products, the unfused default, older devices and the host: never.
+  EXPECT_EQ(tiling_pruned(plan("fusion=stage layout=element_major elements=1 nodes_per_thread=1 operators=global "
+                               "derivative=flux products=tf32x3 prefetch=on tile_rows=16 k_unroll=2"),
+                          h100),
+            "");
+  EXPECT_EQ(tiling_pruned(Plan{}, h100), "");
+  rtcg::DeviceInfo a100 = h100;
+  a100.compute_capability_major = 8;
+  a100.arch = "sm_80";
+  EXPECT_EQ(tiling_pruned(plan(tensor(1, 16, "async", "2")), a100), "");
+  rtcg::DeviceInfo host;
+  host.arch = "host";
+  EXPECT_EQ(tiling_pruned(plan(tensor(1, 8, "off", "2")), host), "");
+}
+
 // A space without the default plan's layout (rtdg tune dg --space layouts=element_major) or
 // without unfused plans still holds the default plan, the reference every variant is checked
 // and timed against, and no other plan of what was left out.
@@ -438,6 +481,11 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(space.k_unroll, (std::vector<int>{0, 1, 2}));
   set_space_values(space, "elements=3,5");
   EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
+  EXPECT_TRUE(space.prune);
+  set_space_values(space, "prune=off");
+  EXPECT_FALSE(space.prune);
+  set_space_values(space, "prune=on");
+  EXPECT_TRUE(space.prune);
   auto error_of = [&](const std::string& text) {
     try {
       set_space_values(space, text);
@@ -456,7 +504,10 @@ TEST(PlanTuning, SpaceValuesFromText) {
             "plan space 'k_unroll=all,0': k_unroll value '0' is not 'all' or a whole number in 1..16");
   EXPECT_EQ(error_of("products=tf32"),
             "plan space 'products=tf32': unknown products 'tf32'; valid values: scalar, tensor, tf32x3");
+  EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
+  EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
+  EXPECT_NE(error_of("group=2").find("geometry, prune"), std::string::npos);
   EXPECT_EQ(space.groups_per_block, (std::vector<int>{1, 2, 4}));  // a refused change leaves the list
 }
 
@@ -519,7 +570,9 @@ TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
       << lines[2];
   EXPECT_EQ(lines[3], "2 variants, compile 0.0 s, timing 0.0 s");
   EXPECT_EQ(lines[4], "1 more pruned before compiling (pipelined groups that would cost thread blocks per SM; on devices "
-                      "with prefetch async, plans without prefetch and scalar ones with prefetch on)");
+                      "with prefetch async, plans without prefetch and scalar ones with prefetch on; on sm_90 and newer, "
+                      "16-row tiles outside 2-8 elements per block and k_unroll other than with 16-row tiles and async; "
+                      "--space prune=off keeps them)");
 }
 
 }  // namespace

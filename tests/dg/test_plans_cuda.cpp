@@ -103,6 +103,7 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   space.geometry = {GeometryPlace::global};
   space.groups_per_block = {1, 2};
   space.row_tiles = {1, 2, 3};
+  space.k_unroll = {0};  // the k loops unrolled a set count: CudaKUnroll and CudaAsync
   space.prune = false;  // every pipelined plan too, not only those the tuner would time
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
@@ -157,8 +158,9 @@ TEST_P(CudaTeams, TeamsSharingFragmentsMatchTheDefaultPlan) {
 // Prefetch async (the state and the neighbours' traces copied into shared memory by cp.async,
 // the gather's indices loaded first), the geometry read from global memory or copied there
 // too (Plan::geometry): scalar, FP64 tensor and TF32
-// products, both derivatives, joint and split directions, 8- and 16-row tiles; 5 elements per
-// block leave a partial last block on the 48-tetrahedron cavity.
+// products, both derivatives, joint and split directions, 8- and 16-row tiles, the k loops
+// unrolled fully or 2 steps at a time; 5 elements per block leave a partial last block on the
+// 48-tetrahedron cavity.
 class CudaAsync : public ::testing::TestWithParam<CudaCase> {};
 
 TEST_P(CudaAsync, AsyncCopiesMatchTheDefaultPlan) {
@@ -172,6 +174,7 @@ TEST_P(CudaAsync, AsyncCopiesMatchTheDefaultPlan) {
   space.products = {Products::scalar, Products::tensor, Products::tf32x3};
   space.prefetch = {Prefetch::async};
   space.geometry = {GeometryPlace::global, GeometryPlace::shared};
+  space.k_unroll = {0, 2};  // the default space's: 16-row tiles with async unrolled 2 steps at a time
   space.groups_per_block = {1};
   space.min_threads = 32;
   space.prune = false;

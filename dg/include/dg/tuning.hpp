@@ -62,11 +62,12 @@ struct PlanSpace {
   // instead of about 200.
   std::vector<int> row_tiles{1};
   // Tensor products only: k steps unrolled in the products' loops (Plan::k_unroll; 0: all).
-  // Not tried by default: on the H100 (2026-11-26, orders 2-7, double and float) no plan
-  // unrolled a set number of steps won beyond the spread between runs; it takes 16-row tiles
-  // to 48-71 registers, but the loop then waits on the operator fragments' loads
-  // (docs/tuning.md).
-  std::vector<int> k_unroll{0};
+  // 2 takes 16-row tiles from 80-108 registers to 56-64 (m16n8k4 instead of m16n8k16): in
+  // sweeps of 4-element async plans on the H100 (2026-11-26, orders 3-6) a 16-row plan with it
+  // came first at float orders 5 and 6 (9 and 5 % ahead of the best fully unrolled plan) and
+  // double orders 3 and 6 (2 and 1 %); with 8-row tiles it never came first (docs/tuning.md).
+  // With `prune`, tiling_pruned keeps it to 16-row tiles and async.
+  std::vector<int> k_unroll{0, 2};
   // Element groups per block (prefetching fused plans; CUDA devices of compute capability 8.0
   // and newer, or the host). With `prune`, G > 1 is compiled only where it costs no thread
   // blocks per SM (pipelining_pruned); measured on the H100 that is where it wins (order 7).
@@ -79,9 +80,10 @@ struct PlanSpace {
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
-  // pipelined groups that would cost blocks per SM (pipelining_pruned), and where prefetch
-  // async exists, plans without prefetch and scalar ones with `on` (prefetch_pruned). Off to
-  // check every plan (gpu tests).
+  // pipelined groups that would cost blocks per SM (pipelining_pruned), where prefetch async
+  // exists, plans without prefetch and scalar ones with `on` (prefetch_pruned), and on sm_90 and
+  // newer, 16-row tiles outside 2-8 elements per block and k_unroll other than with 16-row tiles
+  // and async (tiling_pruned). Off to check every plan (gpu tests; `--space prune=off`).
   bool prune = true;
 
   // The defaults above on CUDA; on host a small space (each variant is a C++ compile).
@@ -139,6 +141,16 @@ std::string pipelining_pruned(const KernelSpec& spec, const GeneratedKernels& pi
 // is pruned, and prefetch = on for scalar products with one group per block (pipelined groups
 // need it). Keeps a default sweep of orders 1-7 within its five minutes. Never pruned on the host.
 std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool async_tried);
+
+// Why a fused plan's tensor-product tiling is not worth compiling on `device`, or "" when it
+// is. On CUDA devices of compute capability 9.0 and newer (where 16-row tiles use m16n8k*),
+// FP64-tensor plans (products = tensor) only: 16-row tiles with fewer than 2 or more than 8
+// elements per block (in full sweeps on the H100, 2026-11-26, orders 1-7, double and float,
+// none came within 10 % of the order's winner), and a set k unrolling (k_unroll > 0) other
+// than with 16-row tiles and prefetch = async (8-row tiles: never first; it exists to bring
+// the 16-row kernels' registers down). Keeps the default sweep within its five minutes with
+// k_unroll = 2 in the space. Never pruned on the host or below sm_90.
+std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

@@ -150,10 +150,14 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
   else if (name == "teams") space.teams = numbers(1, max_teams);
   else if (name == "geometry") space.geometry = names(parse_geometry);
-  else
+  else if (name == "prune") {
+    if (values.size() != 1 || (values[0] != "on" && values[0] != "off"))
+      throw Error("plan space '" + text + "': prune is on or off (one value)");
+    space.prune = values[0] == "on";
+  } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, "
-                "groups, teams, geometry");
+                "groups, teams, geometry, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -436,6 +440,21 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
   return {};
 }
 
+std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
+  if (plan.fusion != Fusion::stage || plan.products != Products::tensor || device.arch == "host" ||
+      device.compute_capability_major < 9)
+    return {};
+  const int elements = plan.stage_elements_per_block;
+  if (plan.tile_rows == 16 && (elements < 2 || elements > 8))
+    return "16-row tiles with " + std::to_string(elements) +
+           " elements per block: none came within 10 % of the winner (H100, 2026-11-26, orders 1-7, double and "
+           "float); 2 to 8 are tried";
+  if (plan.k_unroll != 0 && (plan.tile_rows != 16 || plan.prefetch != Prefetch::async))
+    return "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async "
+           "(H100, 2026-11-26, orders 3-6, double and float)";
+  return {};
+}
+
 PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   auto context = std::make_shared<Context>();
   Context& ctx = *context;
@@ -488,6 +507,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
     // Needs only the plan: before generating.
     if (prune)
       if (std::string why = prefetch_pruned(spec.plan, device, async_tried); !why.empty()) throw rtcg::tune::Pruned(why);
+    if (prune)
+      if (std::string why = tiling_pruned(spec.plan, device); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
@@ -660,7 +681,9 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
   text << line;
   if (pruned > 0)
     text << pruned << " more pruned before compiling (pipelined groups that would cost thread blocks per SM; on "
-                      "devices with prefetch async, plans without prefetch and scalar ones with prefetch on)\n";
+                      "devices with prefetch async, plans without prefetch and scalar ones with prefetch on; on sm_90 "
+                      "and newer, 16-row tiles outside 2-8 elements per block and k_unroll other than with 16-row "
+                      "tiles and async; --space prune=off keeps them)\n";
   return text.str();
 }
 
