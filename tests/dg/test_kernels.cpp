@@ -123,6 +123,13 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
           // The products' k loops unrolled a set number of steps: 16-row tiles (m16n8k4 only),
           // 8-row split directions and TF32.
           if (variant == 4 || variant == 6 || variant == 7) spec.plan.k_unroll = N == 4 ? 2 : 0;
+          // And with the next k step's fragments loaded ahead: 16-row split tiles, and 8-row
+          // tiles in the pipelined split plan.
+          if (variant == 6 && N == 4) spec.plan.k_ahead = 1;
+          if (variant == 8) {
+            spec.plan.k_unroll = 2;
+            spec.plan.k_ahead = 1;
+          }
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

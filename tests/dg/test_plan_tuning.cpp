@@ -38,6 +38,7 @@ PlanSpace tiny_space() {
   space.prefetch = {Prefetch::off, Prefetch::on};
   space.directions = {Directions::joint, Directions::split};
   space.k_unroll = {0};
+  space.k_ahead = {0};
   space.groups_per_block = {1};
   space.min_threads = 1;
   return space;
@@ -113,8 +114,8 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(plan_from_text(to_text(plan)), plan);
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
-            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1 teams=1 "
-            "geometry=global");
+            "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0 groups=1 "
+            "teams=1 geometry=global");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -127,6 +128,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("directions");
   old_point.erase("row_tiles");
   old_point.erase("k_unroll");
+  old_point.erase("k_ahead");
   old_point.erase("groups");
   old_point.erase("teams");
   old_point.erase("geometry");
@@ -187,6 +189,16 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   rtcg::tune::Point unrolled_too_far = point_of(plan);
   unrolled_too_far["k_unroll"] = max_k_unroll + 1;
   EXPECT_THROW((void)plan_of(unrolled_too_far), Error);
+  plan.k_ahead = 1;
+  EXPECT_EQ(point_of(plan).at("k_ahead"), 1);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  rtcg::tune::Point too_far_ahead = point_of(plan);
+  too_far_ahead["k_ahead"] = max_k_ahead + 1;
+  EXPECT_THROW((void)plan_of(too_far_ahead), Error);
+  too_far_ahead["k_ahead"] = -1;
+  EXPECT_THROW((void)plan_of(too_far_ahead), Error);
+  plan.k_ahead = 0;
   plan.k_unroll = 0;
   plan.row_tiles = 1;
   plan.derivative = Derivative::state;
@@ -298,6 +310,16 @@ TEST(PlanTuning, KUnrollOnlyWithTensorProducts) {
   }
   EXPECT_GT(tensor, 0);
   EXPECT_EQ(unrolled, tensor);  // each tensor plan once more, unrolled 2 steps at a time
+  // A k step loaded ahead: FP64 tensor plans unrolled a set count only, each once more.
+  space.k_ahead = {0, 1};
+  int ahead = 0;
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points()) {
+    if (p.at("k_ahead") == 0) continue;
+    ++ahead;
+    EXPECT_EQ(p.at("products"), 1) << rtcg::tune::to_string(p);
+    EXPECT_EQ(p.at("k_unroll"), 2) << rtcg::tune::to_string(p);
+  }
+  EXPECT_EQ(ahead, unrolled);
 }
 
 // The H100's occupancy limits (cuDeviceGetAttribute on an H100 80GB HBM3).
@@ -408,6 +430,13 @@ TEST(PlanTuning, TilingPrunedOnSm90) {
     EXPECT_EQ(tiling_pruned(plan(tensor(elements, 8, "async", "all")), h100), "");  // 8-row tiles: any count
   }
   const std::string unrolled = "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async";
+  // A k step loaded ahead: the state derivative only (with 16-row tiles and async, as k_unroll).
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "async", "2") + " k_ahead=1"), h100), "");
+  const std::string flux_ahead = tiling_pruned(
+      plan("fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global derivative=flux "
+           "products=tensor prefetch=async tile_rows=16 k_unroll=2 k_ahead=1"),
+      h100);
+  EXPECT_EQ(flux_ahead.rfind("a k step loaded ahead (k_ahead) with the flux derivative", 0), 0u) << flux_ahead;
   EXPECT_EQ(tiling_pruned(plan(tensor(4, 8, "async", "2")), h100).rfind(unrolled, 0), 0u);
   EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "on", "2")), h100).rfind(unrolled, 0), 0u);
   EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "off", "1")), h100).rfind(unrolled, 0), 0u);
@@ -479,6 +508,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(space.row_tiles, (std::vector<int>{1, 2, 3}));
   set_space_values(space, "k_unroll=all,1,2");
   EXPECT_EQ(space.k_unroll, (std::vector<int>{0, 1, 2}));
+  set_space_values(space, "k_ahead=1");
+  EXPECT_EQ(space.k_ahead, (std::vector<int>{1}));
   set_space_values(space, "elements=3,5");
   EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
   EXPECT_TRUE(space.prune);
@@ -504,6 +535,7 @@ TEST(PlanTuning, SpaceValuesFromText) {
             "plan space 'k_unroll=all,0': k_unroll value '0' is not 'all' or a whole number in 1..16");
   EXPECT_EQ(error_of("products=tf32"),
             "plan space 'products=tf32': unknown products 'tf32'; valid values: scalar, tensor, tf32x3");
+  EXPECT_EQ(error_of("k_ahead=2"), "plan space 'k_ahead=2': k_ahead value '2' is not a whole number in 0..1");
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
@@ -571,8 +603,8 @@ TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
   EXPECT_EQ(lines[3], "2 variants, compile 0.0 s, timing 0.0 s");
   EXPECT_EQ(lines[4], "1 more pruned before compiling (pipelined groups that would cost thread blocks per SM; on devices "
                       "with prefetch async, plans without prefetch and scalar ones with prefetch on; on sm_90 and newer, "
-                      "16-row tiles outside 2-8 elements per block and k_unroll other than with 16-row tiles and async; "
-                      "--space prune=off keeps them)");
+                      "16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row tiles and async, "
+                      "k_ahead with the flux derivative; --space prune=off keeps them)");
 }
 
 }  // namespace

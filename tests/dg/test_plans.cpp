@@ -171,6 +171,15 @@ std::vector<Plan> fused_plans() {
             plan.k_unroll = 2;
             return plan;
           }(),
+          // The same with the next k step's fragments loaded ahead, 16-row tiles of the state.
+          [] {
+            Plan plan = fused(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor,
+                              Prefetch::async);
+            plan.tile_rows = 16;
+            plan.k_unroll = 2;
+            plan.k_ahead = 1;
+            return plan;
+          }(),
           // Teams sharing the block's copy of the fragments (operators = shared): both
           // derivatives, joint and split directions, one group per team (blocks whose last
           // teams have no elements), groups in turn and pipelined; one team alone with its
@@ -283,7 +292,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
-                                  "k_unroll=all groups=1 teams=1 geometry=global");
+                                  "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan copying = prefetching;
   copying.prefetch = Prefetch::async;
@@ -319,7 +328,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
-                           "k_unroll=all groups=1 teams=1 geometry=global");
+                           "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;
@@ -338,8 +347,21 @@ TEST(SolverPlans, DescribeAndParseNames) {
   EXPECT_EQ(unrolled.describe(),
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, 16-row tiles, directions split, 2 row tiles/warp, k unrolled 2x, prefetch, 4 groups/block pipelined");
-  EXPECT_NE(to_text(unrolled).find(" k_unroll=2 "), std::string::npos) << to_text(unrolled);
+  EXPECT_NE(to_text(unrolled).find(" k_unroll=2 k_ahead=0 "), std::string::npos) << to_text(unrolled);
   EXPECT_EQ(plan_from_text(to_text(unrolled)), unrolled);
+  Plan ahead = unrolled;
+  ahead.k_ahead = 1;
+  EXPECT_EQ(ahead.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, 16-row tiles, directions split, 2 row tiles/warp, k unrolled 2x, 1 k step loaded ahead, prefetch, 4 "
+            "groups/block pipelined");
+  EXPECT_NE(to_text(ahead).find(" k_unroll=2 k_ahead=1 "), std::string::npos) << to_text(ahead);
+  EXPECT_EQ(plan_from_text(to_text(ahead)), ahead);
+  // Texts written before k_ahead existed load nothing ahead.
+  EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tensor prefetch=on k_unroll=2")
+                .k_ahead,
+            0);
   Plan teams = unrolled;
   teams.operators = Operators::shared;
   teams.prefetch = Prefetch::off;
@@ -360,6 +382,16 @@ TEST(SolverPlans, DescribeAndParseNames) {
       FAIL() << bad << ": no error";
     } catch (const Error& error) {
       EXPECT_NE(std::string(error.what()).find(std::string(bad) + " is not a whole number in 1..15"), std::string::npos)
+          << error.what();
+    }
+  }
+  for (const char* bad : {"k_ahead=2", "k_ahead=-1", "k_ahead=yes"}) {
+    try {
+      (void)plan_from_text(std::string("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                                       "derivative=flux products=tensor prefetch=on k_unroll=2 ") + bad);
+      FAIL() << bad << ": no error";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(std::string(bad) + " is not a whole number in 0..1"), std::string::npos)
           << error.what();
     }
   }
@@ -673,6 +705,35 @@ TEST(SolverPlans, KUnrollOutsideTensorProductsIsRefused) {
   EXPECT_THROW(a.solver->set_plan(plan), Error);
   plan.k_unroll = -1;
   EXPECT_THROW(a.solver->set_plan(plan), Error);
+}
+
+// Loading k steps ahead is for FP64 tensor products whose k loops are unrolled a set count.
+TEST(SolverPlans, KAheadOutsideUnrolledTensorProductsIsRefused) {
+  Cavity a("maxwell3d", 1, 1, host());
+  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);
+  plan.k_ahead = 1;
+  auto refusal = [&] {
+    try {
+      a.solver->set_plan(plan);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(refusal().find("loading k steps ahead (k_ahead) is for k loops unrolled a set count (k_unroll > 0)"),
+            std::string::npos)
+      << refusal();
+  plan.k_unroll = 2;
+  EXPECT_EQ(refusal(), "no error");
+  plan.products = Products::scalar;
+  plan.k_unroll = 0;
+  EXPECT_NE(refusal().find("loading k steps ahead (k_ahead) is for FP64 tensor-core products (products = tensor)"),
+            std::string::npos)
+      << refusal();
+  plan.products = Products::tensor;
+  plan.k_unroll = 2;
+  plan.k_ahead = max_k_ahead + 1;
+  EXPECT_NE(refusal().find("the plan's k_ahead must be 0 to 1, got 2"), std::string::npos) << refusal();
 }
 
 // TF32 products are for float plans with 16-row tiles; anything else is refused with what to use.

@@ -103,13 +103,14 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   space.geometry = {GeometryPlace::global};
   space.groups_per_block = {1, 2};
   space.row_tiles = {1, 2, 3};
-  space.k_unroll = {0};  // the k loops unrolled a set count: CudaKUnroll and CudaAsync
+  space.k_unroll = {0};  // the k loops unrolled a set count (and k_ahead): CudaKUnroll and CudaAsync
   space.prune = false;  // every pipelined plan too, not only those the tuner would time
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
 // The products' k loops unrolled a set number of steps (Plan::k_unroll; 16-row tiles then take
-// k in steps of 4 only) in every tensor-product path, with the tuner's check against the default
+// k in steps of 4 only), with and without the next step's fragments loaded ahead (Plan::k_ahead,
+// FP64 tensor products), in every tensor-product path, with the tuner's check against the default
 // plan. A narrower space (4 elements per block) and fewer cases than the test above, which would
 // take twice as long with k_unroll in it.
 class CudaKUnroll : public ::testing::TestWithParam<CudaCase> {};
@@ -127,6 +128,7 @@ TEST_P(CudaKUnroll, KUnrolledProductsMatchTheDefaultPlan) {
   space.prefetch = {Prefetch::on};
   space.row_tiles = {1, 2};
   space.k_unroll = {1, 2};
+  space.k_ahead = {0, 1};
   space.groups_per_block = {1, 2};
   space.prune = false;
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
@@ -159,7 +161,7 @@ TEST_P(CudaTeams, TeamsSharingFragmentsMatchTheDefaultPlan) {
 // the gather's indices loaded first), the geometry read from global memory or copied there
 // too (Plan::geometry): scalar, FP64 tensor and TF32
 // products, both derivatives, joint and split directions, 8- and 16-row tiles, the k loops
-// unrolled fully or 2 steps at a time; 5 elements per block leave a partial last block on the
+// unrolled fully or 2 steps at a time (with and without a step loaded ahead); 5 elements per block leave a partial last block on the
 // 48-tetrahedron cavity.
 class CudaAsync : public ::testing::TestWithParam<CudaCase> {};
 
@@ -174,7 +176,8 @@ TEST_P(CudaAsync, AsyncCopiesMatchTheDefaultPlan) {
   space.products = {Products::scalar, Products::tensor, Products::tf32x3};
   space.prefetch = {Prefetch::async};
   space.geometry = {GeometryPlace::global, GeometryPlace::shared};
-  space.k_unroll = {0, 2};  // the default space's: 16-row tiles with async unrolled 2 steps at a time
+  space.k_unroll = {0, 2};  // the default space's: 16-row tiles with async unrolled 2 steps at a time,
+  space.k_ahead = {0, 1};   // with and without the next step's fragments loaded ahead
   space.groups_per_block = {1};
   space.min_threads = 32;
   space.prune = false;

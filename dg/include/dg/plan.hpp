@@ -119,6 +119,14 @@ inline constexpr int max_row_tiles = 8;
 // (m16n8k4: 2 operator values per lane; the same rate as m16n8k16 on the H100), which brings
 // them to 56-70 registers (compiled for sm_90).
 inline constexpr int max_k_unroll = 16;
+// Tensor products with k_unroll > 0: fragment steps whose operator and column fragments the
+// k loop loads ahead of their mma (0: none, the compiler schedules the loop's loads; 1: the
+// next step's, held in registers while this step's mma run: a software pipeline of one step).
+// Fully unrolled loops (k_unroll = 0) already issue their loads early and take none. Measured
+// on the H100 (2026-11-26, sweeps of 4-element async plans, orders 3-6): the unrolled 16-row
+// plans of the state derivative 0-9 % faster with 1 in every case, plans of the flux
+// derivative mostly slower (up to 37 %): the tuner decides.
+inline constexpr int max_k_ahead = 1;
 
 inline constexpr int max_groups_per_block = 64;
 // Teams per block: named barriers 1..15 (barrier 0 is the block-wide one).
@@ -147,6 +155,7 @@ struct Plan {
   Directions directions = Directions::joint;  // tensor products of the flux derivative only
   int row_tiles = 1;  // tensor products only: operator row tiles per warp item, 1 .. max_row_tiles
   int k_unroll = 0;   // tensor products only: k steps unrolled, 0 (all) or 1 .. max_k_unroll
+  int k_ahead = 0;    // tensor products with k_unroll > 0: k steps loaded ahead, 0 .. max_k_ahead
   // Element groups per thread block (per team, see teams): 1, or G > 1 groups of NE elements
   // computed one after another. With prefetch = on they are pipelined: the next group's state
   // and neighbours' traces arrive in a second shared-memory buffer (cp.async on CUDA, sm_80
@@ -191,13 +200,14 @@ GeometryPlace parse_geometry(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
-// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all groups=1
-// teams=1 geometry=global" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0
+// groups=1 teams=1 geometry=global" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
 // update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
 // without products= (written before tensor products existed) is scalar, one without prefetch=
 // (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
 // tiles, one without directions= computes the directions jointly, one without row_tiles= has
-// one row tile per warp item, one without k_unroll= unrolls all k steps, one without groups=
+// one row tile per warp item, one without k_unroll= unrolls all k steps, one without k_ahead=
+// loads no k step ahead, one without groups=
 // has one element group per block, one without teams= one team, one without geometry= reads the
 // geometry from global memory.
 std::string to_text(const Plan& plan);

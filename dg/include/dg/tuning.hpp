@@ -68,6 +68,10 @@ struct PlanSpace {
   // double orders 3 and 6 (2 and 1 %); with 8-row tiles it never came first (docs/tuning.md).
   // With `prune`, tiling_pruned keeps it to 16-row tiles and async.
   std::vector<int> k_unroll{0, 2};
+  // Tensor products with k_unroll > 0: k steps loaded ahead (Plan::k_ahead). With `prune`,
+  // tiling_pruned keeps 1 to plans of the state derivative (with 16-row tiles and async, as
+  // k_unroll).
+  std::vector<int> k_ahead{0, 1};
   // Element groups per block (prefetching fused plans; CUDA devices of compute capability 8.0
   // and newer, or the host). With `prune`, G > 1 is compiled only where it costs no thread
   // blocks per SM (pipelining_pruned); measured on the H100 that is where it wins (order 7).
@@ -148,8 +152,9 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
 // elements per block (in full sweeps on the H100, 2026-11-26, orders 1-7, double and float,
 // none came within 10 % of the order's winner), and a set k unrolling (k_unroll > 0) other
 // than with 16-row tiles and prefetch = async (8-row tiles: never first; it exists to bring
-// the 16-row kernels' registers down). Keeps the default sweep within its five minutes with
-// k_unroll = 2 in the space. Never pruned on the host or below sm_90.
+// the 16-row kernels' registers down), and a k step loaded ahead (k_ahead > 0) with the flux
+// derivative (slower than without in most such plans). Keeps the default sweep within its five
+// minutes with k_unroll = 2 and k_ahead = 1 in the space. Never pruned on the host or below sm_90.
 std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class

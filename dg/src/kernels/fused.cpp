@@ -287,8 +287,9 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
 // rtdg_products: acc[nb] += A(tile row mt) x B(columns col0 + 8 nb ..), one warp (CUDA), and
 // rtdg_store_tiles: the tiles into Y[col * LDY + row]. The host computes a whole product with
 // rtdg_host_products. Written once per program, before the kernels. k_unroll: Plan::k_unroll;
-// shared_fragments: the products read the fragments from shared memory (Operators::shared).
-void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, bool shared_fragments) {
+// k_ahead: Plan::k_ahead (k_unroll > 0, FP64 tensor products); shared_fragments: the products
+// read the fragments from shared memory (Operators::shared).
+void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool shared_fragments) {
   // The fragments' loads: through the read-only data cache, or from the block's copy in shared
   // memory (Operators::shared).
   const std::string ld = shared_fragments ? "rtdg_lds" : "__ldg";
@@ -389,6 +390,43 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, bool shared_fragm
   w.line("  }");
   w.line("#elif RTDG_TILE_ROWS == 16");
   // 16-row tiles, k in steps of 4 from `first` (m16n8k4).
+  // The same from k = 0 with the next step's fragments loaded ahead (Plan::k_ahead = 1): they
+  // are in flight while this step's mma run. The last step reloads its own (cached) instead of
+  // reading past the operator.
+  auto write_k4_loop_ahead = [&w, &ld](const std::string& pragma) {
+    w.line("  // The next k step's fragments loaded while this step's mma run (Plan::k_ahead).");
+    w.line("  double na0[RTDG_MR], na1[RTDG_MR], nb[TN];");
+    w.line("#pragma unroll");
+    w.line("  for (int m = 0; m < RTDG_MR; ++m) {");
+    w.line("    na0[m] = " + ld + "(a[m]);");
+    w.line("    na1[m] = " + ld + "(a[m] + TKS * 32);");
+    w.line("  }");
+    w.line("#pragma unroll");
+    w.line("  for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB];");
+    w.line(pragma);
+    w.line("  for (int kt = 0; kt < TK; ++kt) {");
+    w.line("    double a0[RTDG_MR], a1[RTDG_MR], bk[TN];");
+    w.line("#pragma unroll");
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+    w.line("      a0[m] = na0[m];");
+    w.line("      a1[m] = na1[m];");
+    w.line("    }");
+    w.line("#pragma unroll");
+    w.line("    for (int n = 0; n < TN; ++n) bk[n] = nb[n];");
+    w.line("    const int next = kt + 1 < TK ? kt + 1 : kt;");
+    w.line("#pragma unroll");
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+    w.line("      na0[m] = " + ld + "(a[m] + next * 32);");
+    w.line("      na1[m] = " + ld + "(a[m] + (TKS + next) * 32);");
+    w.line("    }");
+    w.line("#pragma unroll");
+    w.line("    for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB + next * 4];");
+    w.line("#pragma unroll");
+    w.line("    for (int nb8 = 0; nb8 < TN; ++nb8)");
+    w.line("#pragma unroll");
+    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], a1[m], bk[nb8]);");
+    w.line("  }");
+  };
   auto write_k4_loop = [&w, &ld](const std::string& pragma, const std::string& first) {
     w.line(pragma);
     w.line("  for (int kt = " + first + "; kt < TK; ++kt) {");
@@ -430,21 +468,48 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, bool shared_fragm
     write_k4_loop("#pragma unroll", "TK / 4 * 4");
   } else {
     w.line("  // k in steps of 4 (m16n8k4: two operator values per lane and step, so few registers).");
-    write_k4_loop(k_loop, "0");
+    if (k_ahead > 0) write_k4_loop_ahead(k_loop);
+    else write_k4_loop(k_loop, "0");
   }
   w.line("#else");
-  w.line(k_loop);
-  w.line("  for (int kt = 0; kt < TK; ++kt) {");
-  w.line("    double a0[RTDG_MR];");
-  w.line("#pragma unroll");
-  w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = " + ld + "(a[m] + kt * 32);");
-  w.line("#pragma unroll");
-  w.line("    for (int nb = 0; nb < TN; ++nb) {");
-  w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
-  w.line("#pragma unroll");
-  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], 0.0, bk);");
-  w.line("    }");
-  w.line("  }");
+  if (k_ahead > 0) {
+    w.line("  // The next k step's fragments loaded while this step's mma run (Plan::k_ahead).");
+    w.line("  double na0[RTDG_MR], nb[TN];");
+    w.line("#pragma unroll");
+    w.line("  for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m]);");
+    w.line("#pragma unroll");
+    w.line("  for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB];");
+    w.line(k_loop);
+    w.line("  for (int kt = 0; kt < TK; ++kt) {");
+    w.line("    double a0[RTDG_MR], bk[TN];");
+    w.line("#pragma unroll");
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = na0[m];");
+    w.line("#pragma unroll");
+    w.line("    for (int n = 0; n < TN; ++n) bk[n] = nb[n];");
+    w.line("    const int next = kt + 1 < TK ? kt + 1 : kt;");
+    w.line("#pragma unroll");
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m] + next * 32);");
+    w.line("#pragma unroll");
+    w.line("    for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB + next * 4];");
+    w.line("#pragma unroll");
+    w.line("    for (int nb8 = 0; nb8 < TN; ++nb8)");
+    w.line("#pragma unroll");
+    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], 0.0, bk[nb8]);");
+    w.line("  }");
+  } else {
+    w.line(k_loop);
+    w.line("  for (int kt = 0; kt < TK; ++kt) {");
+    w.line("    double a0[RTDG_MR];");
+    w.line("#pragma unroll");
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = " + ld + "(a[m] + kt * 32);");
+    w.line("#pragma unroll");
+    w.line("    for (int nb = 0; nb < TN; ++nb) {");
+    w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
+    w.line("#pragma unroll");
+    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], 0.0, bk);");
+    w.line("    }");
+    w.line("  }");
+  }
   w.line("#endif");
   w.line("}");
   w.line("// The item's tiles of rows mt .. mt + RTDG_MR - 1 that exist (of TR) into Y[col * TLDY + row].");
@@ -1147,6 +1212,14 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.k_unroll != 0 && !tensor)
     throw Error("the plan does not fit: unrolling the k loop by a set count (k_unroll) is for tensor-core products "
                 "(products = tensor or tf32x3)");
+  if (plan.k_ahead < 0 || plan.k_ahead > max_k_ahead)
+    throw Error("the plan's k_ahead must be 0 to " + std::to_string(max_k_ahead) + ", got " + std::to_string(plan.k_ahead));
+  if (plan.k_ahead != 0 && plan.products != Products::tensor)
+    throw Error("the plan does not fit: loading k steps ahead (k_ahead) is for FP64 tensor-core products "
+                "(products = tensor)");
+  if (plan.k_ahead != 0 && plan.k_unroll == 0)
+    throw Error("the plan does not fit: loading k steps ahead (k_ahead) is for k loops unrolled a set count (k_unroll > 0); "
+                "a fully unrolled loop's loads are placed by the compiler");
   if (tensor && plan.nodes_per_thread != 1)
     throw Error("the plan does not fit: tensor-core products compute one node per thread (nodes_per_thread = 1)");
   sc.shared_fragments = tensor && plan.operators == Operators::shared;
@@ -1340,6 +1413,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
            : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
                                   : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
     if (plan.k_unroll != 0) w.line("// The products' k loops unrolled " + str(plan.k_unroll) + " steps at a time (Plan::k_unroll).");
+    if (plan.k_ahead != 0) w.line("// Each k step's fragments loaded one step ahead of their mma (Plan::k_ahead).");
     w.line(std::string("#define RTDG_TF32 ") + (tf32 ? "1" : "0"));
     w.line(std::string("typedef ") + (tf32 ? "float" : "double") + " rtdg_acc;  // the tiles' sums");
     w.line(tf32 ? "#if RTCG_CUDA" : plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
@@ -1355,7 +1429,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("// Operator row tiles per warp item (Plan::row_tiles), and the items' row groups.");
     w.line("#define RTDG_MR " + str(sc.mr));
     w.line("#define RTDG_ROW_GROUPS(rows) ((RTDG_ROW_TILES(rows) + RTDG_MR - 1) / RTDG_MR)");
-    write_tensor_helpers(w, plan.k_unroll, sc.shared_fragments);
+    write_tensor_helpers(w, plan.k_unroll, plan.k_ahead, sc.shared_fragments);
   }
   const std::string geometry =
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "

@@ -86,6 +86,7 @@ std::string to_text(const Plan& plan) {
          << " tile_rows=" << plan.tile_rows << " directions=" << to_string(plan.directions)
          << " row_tiles=" << plan.row_tiles
          << " k_unroll=" << (plan.k_unroll == 0 ? std::string("all") : std::to_string(plan.k_unroll))
+         << " k_ahead=" << plan.k_ahead
          << " groups=" << plan.groups_per_block << " teams=" << plan.teams << " geometry=" << to_string(plan.geometry);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
@@ -141,6 +142,7 @@ Plan plan_from_text(const std::string& text) {
                     std::to_string(max_k_unroll));
       plan.k_unroll = *n;
     }
+    if (words.count("k_ahead")) plan.k_ahead = number("k_ahead", 0, max_k_ahead);
     if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
     if (words.count("teams")) plan.teams = number("teams", 1, max_teams);
     if (words.count("geometry")) plan.geometry = parse_geometry(take("geometry"));
@@ -173,6 +175,7 @@ std::string Plan::describe() const {
            (directions == Directions::split ? ", directions split" : "") +
            (row_tiles != 1 ? ", " + std::to_string(row_tiles) + " row tiles/warp" : std::string()) +
            (k_unroll != 0 ? ", k unrolled " + std::to_string(k_unroll) + "x" : std::string()) +
+           (k_ahead != 0 ? ", " + std::to_string(k_ahead) + " k step loaded ahead" : std::string()) +
            (prefetch == Prefetch::on ? ", prefetch" : prefetch == Prefetch::async ? ", prefetch async" : "") +
            (groups_per_block != 1 ? ", " + std::to_string(groups_per_block) +
                                         (prefetch != Prefetch::off ? " groups/block pipelined" : " groups/block in turn")

@@ -84,6 +84,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.directions = {Directions::joint};
     space.row_tiles = {1};
     space.k_unroll = {0};
+    space.k_ahead = {0};
     space.groups_per_block = {1};
     space.min_threads = 1;
   }
@@ -146,7 +147,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
                     std::to_string(max_k_unroll));
       space.k_unroll.push_back(*n);
     }
-  }
+  } else if (name == "k_ahead") space.k_ahead = numbers(0, max_k_ahead);
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
   else if (name == "teams") space.teams = numbers(1, max_teams);
   else if (name == "geometry") space.geometry = names(parse_geometry);
@@ -156,7 +157,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     space.prune = values[0] == "on";
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
-                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, "
+                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
                 "groups, teams, geometry, prune");
 }
 
@@ -174,6 +175,7 @@ Point point_of(const Plan& plan) {
                {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0},
                {"row_tiles", fused ? plan.row_tiles : 1},
                {"k_unroll", fused ? plan.k_unroll : 0},
+               {"k_ahead", fused ? plan.k_ahead : 0},
                {"groups", fused ? plan.groups_per_block : 1},
                {"teams", fused ? plan.teams : 1},
                {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0}};
@@ -216,6 +218,11 @@ Plan plan_of(const Point& point) {
     plan.k_unroll = k_unroll != point.end() ? static_cast<int>(k_unroll->second) : 0;
     if (plan.k_unroll < 0 || plan.k_unroll > max_k_unroll)
       throw Error("a DG plan point with k_unroll outside 0.." + std::to_string(max_k_unroll) + ": " +
+                  rtcg::tune::to_string(point));
+    const auto k_ahead = point.find("k_ahead");
+    plan.k_ahead = k_ahead != point.end() ? static_cast<int>(k_ahead->second) : 0;
+    if (plan.k_ahead < 0 || plan.k_ahead > max_k_ahead)
+      throw Error("a DG plan point with k_ahead outside 0.." + std::to_string(max_k_ahead) + ": " +
                   rtcg::tune::to_string(point));
     const auto groups = point.find("groups");
     plan.groups_per_block = groups != point.end() ? static_cast<int>(groups->second) : 1;
@@ -287,6 +294,9 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> k_unroll = ints(space.k_unroll);
   std::erase_if(k_unroll, [](std::int64_t u) { return u < 0 || u > max_k_unroll; });
   if (std::find(k_unroll.begin(), k_unroll.end(), 0) == k_unroll.end()) k_unroll.insert(k_unroll.begin(), 0);
+  std::vector<std::int64_t> k_ahead = ints(space.k_ahead);
+  std::erase_if(k_ahead, [](std::int64_t d) { return d < 0 || d > max_k_ahead; });
+  if (std::find(k_ahead.begin(), k_ahead.end(), 0) == k_ahead.end()) k_ahead.insert(k_ahead.begin(), 0);
   // Pipelined element groups: cp.async on CUDA needs compute capability 8.0 (the host copies).
   std::vector<std::int64_t> groups = ints(space.groups_per_block);
   if (cuda && device.compute_capability_major < 8) groups = {1};
@@ -314,6 +324,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("directions", directions)
       .parameter("row_tiles", row_tiles)
       .parameter("k_unroll", k_unroll)
+      .parameter("k_ahead", k_ahead)
       .parameter("groups", groups)
       .parameter("teams", teams)
       .parameter("geometry", geometry);
@@ -363,6 +374,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                  });
   out.constraint("k steps unrolled (k_unroll > 0): tensor products only",
                  [](const Point& p) { return p.at("k_unroll") == 0 || p.at("products") != 0; });
+  out.constraint("k steps loaded ahead (k_ahead > 0): FP64 tensor products with k_unroll > 0 only",
+                 [](const Point& p) { return p.at("k_ahead") == 0 || (p.at("products") == 1 && p.at("k_unroll") > 0); });
   out.constraint("directions split: tensor products of the flux derivative only",
                  [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
@@ -451,6 +464,9 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
            "float); 2 to 8 are tried";
   if (plan.k_unroll != 0 && (plan.tile_rows != 16 || plan.prefetch != Prefetch::async))
     return "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async "
+           "(H100, 2026-11-26, orders 3-6, double and float)";
+  if (plan.k_ahead != 0 && plan.derivative != Derivative::state)
+    return "a k step loaded ahead (k_ahead) with the flux derivative: slower than without in most plans, up to 37 % "
            "(H100, 2026-11-26, orders 3-6, double and float)";
   return {};
 }
@@ -682,8 +698,8 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
   if (pruned > 0)
     text << pruned << " more pruned before compiling (pipelined groups that would cost thread blocks per SM; on "
                       "devices with prefetch async, plans without prefetch and scalar ones with prefetch on; on sm_90 "
-                      "and newer, 16-row tiles outside 2-8 elements per block and k_unroll other than with 16-row "
-                      "tiles and async; --space prune=off keeps them)\n";
+                      "and newer, 16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row "
+                      "tiles and async, k_ahead with the flux derivative; --space prune=off keeps them)\n";
   return text.str();
 }
 
