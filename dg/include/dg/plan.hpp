@@ -123,9 +123,10 @@ inline constexpr int max_k_unroll = 16;
 // k loop loads ahead of their mma (0: none, the compiler schedules the loop's loads; 1: the
 // next step's, held in registers while this step's mma run: a software pipeline of one step).
 // Fully unrolled loops (k_unroll = 0) already issue their loads early and take none. Measured
-// on the H100 (2026-11-26, sweeps of 4-element async plans, orders 3-6): the unrolled 16-row
-// plans of the state derivative 0-9 % faster with 1 in every case, plans of the flux
-// derivative mostly slower (up to 37 %): the tuner decides.
+// on the H100 (2026-11-26, sweeps of 4-element async plans, orders 3-6, double and float): the
+// 16-row plans of the state derivative unrolled 2 steps at a time 0-9 % faster with 1 at every
+// order (unrolled 1 step: up to 16 % slower), plans of the flux derivative slower in 51 of 60
+// (up to 37 %): the tuner decides.
 inline constexpr int max_k_ahead = 1;
 
 inline constexpr int max_groups_per_block = 64;
