@@ -64,8 +64,8 @@ struct PlanSpace {
   // Tensor products only: k steps unrolled in the products' loops (Plan::k_unroll; 0: all).
   // 2 takes 16-row tiles from 80-108 registers to 56-64 (m16n8k4 instead of m16n8k16): in
   // sweeps of 4-element async plans on the H100 (2026-11-26, orders 3-6) a 16-row plan with it
-  // came first at float orders 5 and 6 (9 and 5 % ahead of the best fully unrolled plan) and
-  // double orders 3 and 6 (2 and 1 %); with 8-row tiles it never came first (docs/tuning.md).
+  // came first at float orders 4-6 (5-9 % less time than the best fully unrolled plan) and
+  // double orders 5 and 6 (5 and 2 %); with 8-row tiles it never came first (docs/tuning.md).
   // With `prune`, tiling_pruned keeps it to 16-row tiles and async.
   std::vector<int> k_unroll{0, 2};
   // Tensor products with k_unroll > 0: k steps loaded ahead (Plan::k_ahead). With `prune`,
