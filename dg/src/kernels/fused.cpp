@@ -390,41 +390,55 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
   w.line("  }");
   w.line("#elif RTDG_TILE_ROWS == 16");
   // 16-row tiles, k in steps of 4 from `first` (m16n8k4).
-  // The same from k = 0 with the next step's fragments loaded ahead (Plan::k_ahead = 1): they
-  // are in flight while this step's mma run. The last step reloads its own (cached) instead of
-  // reading past the operator.
-  auto write_k4_loop_ahead = [&w, &ld](const std::string& pragma) {
+  // k from 0 with the next step's fragments loaded ahead (Plan::k_ahead = 1), for 16-row tiles
+  // (two operator values per lane and step, m16n8k4) or 8-row ones (one, m8n8k4): they are in
+  // flight while this step's mma run. The last step reloads its own (cached) instead of reading
+  // past the operator.
+  auto write_loop_ahead = [&w, &ld](const std::string& pragma, bool sixteen) {
     w.line("  // The next k step's fragments loaded while this step's mma run (Plan::k_ahead).");
-    w.line("  double na0[RTDG_MR], na1[RTDG_MR], nb[TN];");
+    w.line(sixteen ? "  double na0[RTDG_MR], na1[RTDG_MR], nb[TN];" : "  double na0[RTDG_MR], nb[TN];");
     w.line("#pragma unroll");
-    w.line("  for (int m = 0; m < RTDG_MR; ++m) {");
-    w.line("    na0[m] = " + ld + "(a[m]);");
-    w.line("    na1[m] = " + ld + "(a[m] + TKS * 32);");
-    w.line("  }");
+    if (sixteen) {
+      w.line("  for (int m = 0; m < RTDG_MR; ++m) {");
+      w.line("    na0[m] = " + ld + "(a[m]);");
+      w.line("    na1[m] = " + ld + "(a[m] + TKS * 32);");
+      w.line("  }");
+    } else {
+      w.line("  for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m]);");
+    }
     w.line("#pragma unroll");
     w.line("  for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB];");
     w.line(pragma);
     w.line("  for (int kt = 0; kt < TK; ++kt) {");
-    w.line("    double a0[RTDG_MR], a1[RTDG_MR], bk[TN];");
+    w.line(sixteen ? "    double a0[RTDG_MR], a1[RTDG_MR], bk[TN];" : "    double a0[RTDG_MR], bk[TN];");
     w.line("#pragma unroll");
-    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-    w.line("      a0[m] = na0[m];");
-    w.line("      a1[m] = na1[m];");
-    w.line("    }");
+    if (sixteen) {
+      w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+      w.line("      a0[m] = na0[m];");
+      w.line("      a1[m] = na1[m];");
+      w.line("    }");
+    } else {
+      w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = na0[m];");
+    }
     w.line("#pragma unroll");
     w.line("    for (int n = 0; n < TN; ++n) bk[n] = nb[n];");
     w.line("    const int next = kt + 1 < TK ? kt + 1 : kt;");
     w.line("#pragma unroll");
-    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-    w.line("      na0[m] = " + ld + "(a[m] + next * 32);");
-    w.line("      na1[m] = " + ld + "(a[m] + (TKS + next) * 32);");
-    w.line("    }");
+    if (sixteen) {
+      w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+      w.line("      na0[m] = " + ld + "(a[m] + next * 32);");
+      w.line("      na1[m] = " + ld + "(a[m] + (TKS + next) * 32);");
+      w.line("    }");
+    } else {
+      w.line("    for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m] + next * 32);");
+    }
     w.line("#pragma unroll");
     w.line("    for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB + next * 4];");
     w.line("#pragma unroll");
     w.line("    for (int nb8 = 0; nb8 < TN; ++nb8)");
     w.line("#pragma unroll");
-    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], a1[m], bk[nb8]);");
+    w.line(sixteen ? "      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], a1[m], bk[nb8]);"
+                   : "      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], 0.0, bk[nb8]);");
     w.line("  }");
   };
   auto write_k4_loop = [&w, &ld](const std::string& pragma, const std::string& first) {
@@ -468,34 +482,12 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
     write_k4_loop("#pragma unroll", "TK / 4 * 4");
   } else {
     w.line("  // k in steps of 4 (m16n8k4: two operator values per lane and step, so few registers).");
-    if (k_ahead > 0) write_k4_loop_ahead(k_loop);
+    if (k_ahead > 0) write_loop_ahead(k_loop, true);
     else write_k4_loop(k_loop, "0");
   }
   w.line("#else");
   if (k_ahead > 0) {
-    w.line("  // The next k step's fragments loaded while this step's mma run (Plan::k_ahead).");
-    w.line("  double na0[RTDG_MR], nb[TN];");
-    w.line("#pragma unroll");
-    w.line("  for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m]);");
-    w.line("#pragma unroll");
-    w.line("  for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB];");
-    w.line(k_loop);
-    w.line("  for (int kt = 0; kt < TK; ++kt) {");
-    w.line("    double a0[RTDG_MR], bk[TN];");
-    w.line("#pragma unroll");
-    w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = na0[m];");
-    w.line("#pragma unroll");
-    w.line("    for (int n = 0; n < TN; ++n) bk[n] = nb[n];");
-    w.line("    const int next = kt + 1 < TK ? kt + 1 : kt;");
-    w.line("#pragma unroll");
-    w.line("    for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m] + next * 32);");
-    w.line("#pragma unroll");
-    w.line("    for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB + next * 4];");
-    w.line("#pragma unroll");
-    w.line("    for (int nb8 = 0; nb8 < TN; ++nb8)");
-    w.line("#pragma unroll");
-    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], 0.0, bk[nb8]);");
-    w.line("  }");
+    write_loop_ahead(k_loop, false);
   } else {
     w.line(k_loop);
     w.line("  for (int kt = 0; kt < TK; ++kt) {");
