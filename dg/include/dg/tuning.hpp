@@ -86,8 +86,9 @@ struct PlanSpace {
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
   // pipelined groups that would cost blocks per SM (pipelining_pruned), where prefetch async
   // exists, plans without prefetch and scalar ones with `on` (prefetch_pruned), and on sm_90 and
-  // newer, 16-row tiles outside 2-8 elements per block and k_unroll other than with 16-row tiles
-  // and async (tiling_pruned). Off to check every plan (gpu tests; `--space prune=off`).
+  // newer, 16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row tiles
+  // and async, and k_ahead with the flux derivative (tiling_pruned). Off to check every plan
+  // (gpu tests; `--space prune=off`).
   bool prune = true;
 
   // The defaults above on CUDA; on host a small space (each variant is a C++ compile).

@@ -389,7 +389,6 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
   w.line("    }");
   w.line("  }");
   w.line("#elif RTDG_TILE_ROWS == 16");
-  // 16-row tiles, k in steps of 4 from `first` (m16n8k4).
   // k from 0 with the next step's fragments loaded ahead (Plan::k_ahead = 1), for 16-row tiles
   // (two operator values per lane and step, m16n8k4) or 8-row ones (one, m8n8k4): they are in
   // flight while this step's mma run. The last step reloads its own (cached) instead of reading
@@ -441,6 +440,7 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
                    : "      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], 0.0, bk[nb8]);");
     w.line("  }");
   };
+  // 16-row tiles, k in steps of 4 from `first` (m16n8k4).
   auto write_k4_loop = [&w, &ld](const std::string& pragma, const std::string& first) {
     w.line(pragma);
     w.line("  for (int kt = " + first + "; kt < TK; ++kt) {");

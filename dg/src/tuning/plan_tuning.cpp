@@ -458,7 +458,7 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
       device.compute_capability_major < 9)
     return {};
   const int elements = plan.stage_elements_per_block;
-  if (plan.tile_rows == 16 && (elements < 2 || elements > 8))
+  if (plan.tile_rows == 16 && elements > 0 && (elements < 2 || elements > 8))  // 0: automatic
     return "16-row tiles with " + std::to_string(elements) +
            " elements per block: none came within 10 % of the winner (H100, 2026-11-26, orders 1-7, double and "
            "float); 2 to 8 are tried";
