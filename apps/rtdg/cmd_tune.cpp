@@ -162,7 +162,8 @@ void setup_tune(CLI::App& rtdg) {
   dg->add_option("--precision", dg_options->precision, "float, double or float,double (default: the config's)");
   dg->add_option("--set", dg_options->overrides, "override a config value: dotted.key=value");
   dg->add_option("--space", dg_options->space,
-                 "replace one list of the plan space: name=v1,v2,... (e.g. groups=1,2,4; docs/tuning.md)");
+                 "replace one list of the plan space: name=v1,v2,... (e.g. groups=1,2,4; prune=off keeps the plans "
+                 "the pruning rules drop; docs/tuning.md)");
   dg->callback([dg_options] { run_tune_dg(*dg_options); });
 }
 
