@@ -102,7 +102,6 @@
 #include <fluxes/dag.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <functional>
 #include <string>
 
