@@ -85,12 +85,15 @@ void compute_normals(Discretization& d) {
       {&d.sx, &d.sy, d.dim == 3 ? &d.sz : &empty},
       {d.dim == 3 ? &d.tx : &empty, d.dim == 3 ? &d.ty : &empty, d.dim == 3 ? &d.tz : &empty},
   }};
-  for (int f = 0; f < e.Nfaces; ++f) {
-    const std::array<double, 3> n_ref = reference_normal(e.shape, f);
-    for (Eigen::Index j = 0; j < e.Nfp; ++j) {
-      const Eigen::Index i = e.Fmask(j, f);
-      const Eigen::Index row = f * e.Nfp + j;
-      for (Eigen::Index k = 0; k < d.K; ++k) {
+  // Element by element: the arrays are column-major [row][k], so each element's column is
+  // contiguous (a loop over k inside would stride a column apart for every entry: at order 7 on
+  // 205k tets that was a tenth of a whole discretization's time).
+  for (Eigen::Index k = 0; k < d.K; ++k) {
+    for (int f = 0; f < e.Nfaces; ++f) {
+      const std::array<double, 3> n_ref = reference_normal(e.shape, f);
+      for (Eigen::Index j = 0; j < e.Nfp; ++j) {
+        const Eigen::Index i = e.Fmask(j, f);
+        const Eigen::Index row = f * e.Nfp + j;
         // n = sum_c n_ref[c] grad(r_c): the physical gradient of the face's defining
         // function. Its length times J is the face measure per reference face measure.
         std::array<double, 3> n = {0.0, 0.0, 0.0};
