@@ -52,9 +52,10 @@ std::vector<double> evaluate_at_nodes(const fluxes::Lowered& piece, const Discre
   const std::size_t outputs = piece.outputs.size();
   std::vector<double> values(outputs * count(K, Np));
   const Eigen::MatrixXd* coordinates[3] = {&disc.x, &disc.y, &disc.z};
+  fluxes::Evaluator evaluate(piece.dag, piece.outputs);  // K Np points: the DAG's order found once
   for (int k = 0; k < K; ++k)
     for (int i = 0; i < Np; ++i) {
-      const std::vector<double> result = fluxes::evaluate(piece.dag, piece.outputs, [&](const fluxes::InputRef& ref) -> double {
+      const std::vector<double>& result = evaluate([&](const fluxes::InputRef& ref) -> double {
         switch (ref.kind) {
           case fluxes::InputKind::coordinate: return (*coordinates[ref.index])(i, k);
           case fluxes::InputKind::time: return time;
