@@ -58,7 +58,8 @@
 // its output node's res (u0) into registers there too, so the three global-load latencies of
 // a stage overlap instead of following each other. Prefetch::async (one group per block, one
 // team) issues the state's and the traces' loads as cp.async copies into shared memory
-// (RTDG_ASYNC_COPY; no registers held, no copy waiting for the one before), after each thread
+// (RTDG_ASYNC_COPY; no registers held, no copy waiting for the one before; element-major state
+// 16 bytes per copy where Np allows, state_copy_width), after each thread
 // has loaded the face codes and vmapP entries of all its face-node slots in one batch, and
 // waits for them (RTDG_ASYNC_WAIT) before the first barrier. With GeometryPlace::shared the block's
 // face normals and Fscale, dr_a/dx_d and face codes are copied there too (sFgeo [NE][NFACES][DIM
@@ -757,9 +758,8 @@ void write_flux_of_gradient(rtcg::SourceWriter& w, const KernelSpec& spec, const
 // NCOMP x NP reals, and a copy of `width` of them lands in one column of sq when NP and LDQ are
 // multiples of `width` (then every copy's source and destination are width x real_bytes
 // aligned, given a 16-byte aligned state array: the solver's arrays are 256-byte aligned).
-// 1: one real per copy, any layout. (Measured on the H100, 2026-11-26: 1-4 % less time per
-// stage at orders 2-3 against one real per copy, the median over 35 plans within 1 %; none
-// slower.)
+// 1: one real per copy, any layout. (Measured on the H100, 2026-11-26, two reals per copy
+// against one: the best plan 1-4 % faster at orders 2-3, the median over 35-36 plans 0.7-2 %.)
 int state_copy_width(const KernelSpec& spec, const Scratch& sc) {
   if (spec.plan.layout != Layout::element_major) return 1;
   const int Np = spec.element->Np;
