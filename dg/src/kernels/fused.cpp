@@ -753,6 +753,21 @@ void write_flux_of_gradient(rtcg::SourceWriter& w, const KernelSpec& spec, const
   }
 }
 
+// Zeros in the padding of a [NCOLP][ld] scratch buffer: rows `rows` .. ld - 1 of every column,
+// then (`column_loop`) rows 0 .. rows - 1 of the columns from `first_column` (an expression) on.
+// No row loop where there are no padding rows: it would divide by zero.
+void write_zero_padding(rtcg::SourceWriter& w, const std::string& buffer, const std::string& ld, int ld_value,
+                        const std::string& rows, int rows_value, const std::string& first_column, bool column_loop) {
+  if (ld_value > rows_value) {
+    const std::string pad = "(" + ld + " - " + rows + ")";
+    w.line("RTDG_SLOTS(s, NCOLP * " + pad + ") " + buffer + "[s / " + pad + " * " + ld + " + " + rows + " + s % " + pad +
+           "] = real(0);");
+  }
+  if (column_loop)
+    w.line("RTDG_SLOTS(s, (NCOLP - " + first_column + ") * " + rows + ") " + buffer + "[(" + first_column + " + s / " + rows +
+           ") * " + ld + " + s % " + rows + "] = real(0);");
+}
+
 // How many consecutive reals of the state one async copy moves (RTDG_ASYNC_COPY_STATE, 16
 // bytes at most): element-major state puts a block's NE elements in one contiguous run of NE x
 // NCOMP x NP reals, and a copy of `width` of them lands in one column of sq when NP and LDQ are
@@ -786,10 +801,7 @@ void write_state_loads(rtcg::SourceWriter& w, const std::string& base, const std
              ") * (NCOMP * NP) + " + W + " * s);");
       w.line("else for (int r = 0; r < " + W + "; ++r) " + state + "[col * LDQ + i + r] = real(0);");
     }
-    if (sc.ldq > Np)
-      w.line("RTDG_SLOTS(s, NCOLP * (LDQ - NP)) " + state + "[s / (LDQ - NP) * LDQ + NP + s % (LDQ - NP)] = real(0);");
-    if (sc.ncolp > columns)
-      w.line("RTDG_SLOTS(s, (NCOLP - NE * NCOMP) * NP) " + state + "[(NE * NCOMP + s / NP) * LDQ + s % NP] = real(0);");
+    write_zero_padding(w, state, "LDQ", sc.ldq, "NP", Np, "NE * NCOMP", sc.ncolp > columns);
     return;
   }
   auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");
@@ -947,23 +959,11 @@ void write_padding_zeros(rtcg::SourceWriter& w, const KernelSpec& spec, const Sc
   w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
   auto scope = w.block("");
   w.line("const int valid = (ke - k0 < NE ? ke - k0 : NE) * NCOMP;  // the block's columns");
-  // Rows `rows` .. ld - 1 of every column of `buffer`, then rows 0 .. rows - 1 of the columns
-  // from `valid` on (no row loop where there are no padding rows: it would divide by zero).
-  const auto zero = [&w](const std::string& buffer, const std::string& ld, int ld_value, const std::string& rows,
-                              int rows_value) {
-    if (ld_value > rows_value) {
-      const std::string pad = "(" + ld + " - " + rows + ")";
-      w.line("RTDG_SLOTS(s, NCOLP * " + pad + ") " + buffer + "[s / " + pad + " * " + ld + " + " + rows + " + s % " + pad +
-             "] = real(0);");
-    }
-    w.line("RTDG_SLOTS(s, (NCOLP - valid) * " + rows + ") " + buffer + "[(valid + s / " + rows + ") * " + ld + " + s % " +
-           rows + "] = real(0);");
-  };
   const Element& element = *spec.element;
-  zero("sF", "LDF", sc.ldf, "NFN", element.Nfaces * element.Nfp);
+  write_zero_padding(w, "sF", "LDF", sc.ldf, "NFN", element.Nfaces * element.Nfp, "valid", true);
   if (by_state) return;
   if (sc.split) w.line("RTDG_SLOTS(s, (NCOLP - valid) * LDG) sG[valid * LDG + s] = real(0);");
-  else zero("sG", "LDG", sc.ldg, "(DIM * NP)", element.dim * element.Np);
+  else write_zero_padding(w, "sG", "LDG", sc.ldg, "(DIM * NP)", element.dim * element.Np, "valid", true);
 }
 
 // The group's volume fluxes (joint G_a) and face fluxes, sq and (prefetch) the neighbours'
