@@ -130,6 +130,9 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
             spec.plan.k_unroll = 2;
             spec.plan.k_ahead = 1;
           }
+          // Face connectivity (one word per face for vmapP): the face fluxes' reads (variant 3,
+          // with the halo and TF/SF branches) and the prefetch gather (variant 5).
+          if (variant == 3 || variant == 5) spec.plan.connectivity = Connectivity::faces;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

@@ -115,7 +115,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
             "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0 groups=1 "
-            "teams=1 geometry=global");
+            "teams=1 geometry=global connectivity=nodes");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -132,6 +132,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("groups");
   old_point.erase("teams");
   old_point.erase("geometry");
+  old_point.erase("connectivity");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
@@ -156,6 +157,13 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   rtcg::tune::Point bad_geometry = point_of(plan);
   bad_geometry["geometry"] = 2;
   EXPECT_THROW((void)plan_of(bad_geometry), Error);
+  plan.connectivity = Connectivity::faces;
+  EXPECT_EQ(point_of(plan).at("connectivity"), 1);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  rtcg::tune::Point bad_connectivity = point_of(plan);
+  bad_connectivity["connectivity"] = 2;
+  EXPECT_THROW((void)plan_of(bad_connectivity), Error);
+  plan.connectivity = Connectivity::nodes;
   plan.geometry = GeometryPlace::global;
   plan.prefetch = Prefetch::on;
   plan.groups_per_block = 5;
@@ -291,6 +299,27 @@ TEST(PlanTuning, SharedGeometryOnlyWithAsyncPrefetch) {
   EXPECT_EQ(shared, 5);
   space.geometry = {GeometryPlace::global};
   for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points()) EXPECT_EQ(p.at("geometry"), 0);
+}
+
+// Face connectivity joins fused plans only (the unfused kernels read vmapP), and each fused plan
+// keeps vmapP too; the default space has vmapP only.
+TEST(PlanTuning, FaceConnectivityOnlyForFusedPlans) {
+  PlanSpace space = tiny_space();
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points())
+    EXPECT_EQ(p.at("connectivity"), 0) << rtcg::tune::to_string(p);
+  space.connectivity = {Connectivity::faces};
+  int nodes = 0, faces = 0;
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points()) {
+    if (p.at("connectivity") == 1) {
+      ++faces;
+      EXPECT_EQ(p.at("fusion"), 1) << rtcg::tune::to_string(p);
+    } else if (p.at("fusion") == 1) {
+      ++nodes;
+    }
+  }
+  EXPECT_GT(faces, 0);
+  EXPECT_EQ(faces, nodes);
 }
 
 // A set k-loop unrolling joins only tensor-product plans; every plan keeps k_unroll = all too.
@@ -510,6 +539,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(space.k_unroll, (std::vector<int>{0, 1, 2}));
   set_space_values(space, "k_ahead=1");
   EXPECT_EQ(space.k_ahead, (std::vector<int>{1}));
+  set_space_values(space, "connectivity=nodes,faces");
+  EXPECT_EQ(space.connectivity, (std::vector<Connectivity>{Connectivity::nodes, Connectivity::faces}));
   set_space_values(space, "elements=3,5");
   EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
   EXPECT_TRUE(space.prune);
@@ -539,7 +570,7 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
-  EXPECT_NE(error_of("group=2").find("geometry, prune"), std::string::npos);
+  EXPECT_NE(error_of("group=2").find("geometry, connectivity, prune"), std::string::npos);
   EXPECT_EQ(space.groups_per_block, (std::vector<int>{1, 2, 4}));  // a refused change leaves the list
 }
 

@@ -99,6 +99,29 @@ std::vector<Plan> fused_plans() {
             plan.geometry = GeometryPlace::shared;
             return plan;
           }(),
+          // Face connectivity (one word per face for vmapP): the neighbour read in the face
+          // fluxes (no prefetch), gathered with the state (on), copied (async, both geometries).
+          [] {
+            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux);
+            plan.connectivity = Connectivity::faces;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 2, 2, Operators::global, Derivative::state, Products::scalar, Prefetch::on);
+            plan.connectivity = Connectivity::faces;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
+            plan.connectivity = Connectivity::faces;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
+            plan.geometry = GeometryPlace::shared;
+            plan.connectivity = Connectivity::faces;
+            return plan;
+          }(),
           // 16-row tiles (on sm_90 the m16n8k16/m16n8k4 path; the output columns are padded
           // to 16 rows), both derivatives, one with the tile outputs held in registers.
           [] {
@@ -292,7 +315,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
-                                  "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global");
+                                  "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan copying = prefetching;
   copying.prefetch = Prefetch::async;
@@ -305,6 +328,19 @@ TEST(SolverPlans, DescribeAndParseNames) {
   EXPECT_NE(to_text(copying).find(" teams=1 geometry=shared"), std::string::npos) << to_text(copying);
   EXPECT_EQ(plan_from_text(to_text(copying)), copying);
   EXPECT_EQ(parse_geometry("shared"), GeometryPlace::shared);
+  Plan compressed = copying;
+  compressed.connectivity = Connectivity::faces;
+  EXPECT_EQ(compressed.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, directions split, prefetch async, geometry shared, face connectivity");
+  EXPECT_NE(to_text(compressed).find(" geometry=shared connectivity=faces"), std::string::npos) << to_text(compressed);
+  EXPECT_EQ(plan_from_text(to_text(compressed)), compressed);
+  EXPECT_EQ(parse_connectivity("faces"), Connectivity::faces);
+  EXPECT_THROW((void)parse_connectivity("edges"), Error);
+  // Texts written before connectivity= existed read vmapP.
+  EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tensor prefetch=async geometry=shared").connectivity,
+            Connectivity::nodes);
   // Texts written before geometry= existed read the geometry from global memory.
   EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tensor prefetch=async").geometry,
@@ -328,7 +364,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
-                           "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global");
+                           "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;

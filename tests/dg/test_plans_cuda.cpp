@@ -184,6 +184,34 @@ TEST_P(CudaAsync, AsyncCopiesMatchTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
+// Face connectivity (Plan::connectivity = faces: one word per face and a table of face-node
+// orders instead of vmapP) in every load path: neighbours read in the face fluxes (prefetch off),
+// gathered with the state (on), copied with cp.async (async, the geometry in global or shared
+// memory); scalar and FP64 tensor products, both derivatives.
+class CudaFaceConnectivity : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaFaceConnectivity, FaceConnectivityMatchesTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.layouts = {Layout::element_major};
+  space.elements_per_block = {3};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::global};
+  space.products = {Products::scalar, Products::tensor};
+  space.prefetch = {Prefetch::off, Prefetch::on, Prefetch::async};
+  space.geometry = {GeometryPlace::global, GeometryPlace::shared};
+  space.tile_rows = {8};
+  space.k_unroll = {0};
+  space.k_ahead = {0};
+  space.groups_per_block = {1};
+  space.connectivity = {Connectivity::faces};
+  space.min_threads = 32;
+  space.prune = false;
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
+}
+
 std::vector<CudaCase> cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) {
@@ -254,6 +282,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, CudaPlans, ::testing::ValuesIn(cases()), case_n
 INSTANTIATE_TEST_SUITE_P(Orders, CudaKUnroll, ::testing::ValuesIn(k_unroll_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaTeams, ::testing::ValuesIn(teams_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaAsync, ::testing::ValuesIn(async_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaFaceConnectivity, ::testing::ValuesIn(async_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg

@@ -80,6 +80,16 @@ struct KernelSpec {
   Plan plan;
 };
 
+// Face connectivity (Plan::connectivity = faces): the table of a mesh's face-node orders holds
+// at most this many (FACE_ORDERS in the generated code; docs/tuning.md).
+inline constexpr int max_face_orders = 64;
+// Whether the kernels of `plan` read the face connectivity (fused plans with connectivity =
+// faces): their vmapP argument is then the solver's compressed array (one word per face after
+// the table of face-node orders) instead of vmapP.
+inline bool face_connectivity(const Plan& plan) {
+  return plan.fusion == Fusion::stage && plan.connectivity == Connectivity::faces;
+}
+
 // The face codes of TF/SF faces: after the boundary conditions' codes 1 .. conditions.size().
 inline int tfsf_total_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 1; }
 inline int tfsf_scattered_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 2; }

@@ -91,6 +91,14 @@ enum class Prefetch : unsigned char { off, on, async };
 //           the H100 (2026-11-26): better for plans differentiating the state and for 16-row
 //           tiles at orders 5-7, worse for 8-row flux-derivative plans (docs/tuning.md)
 enum class GeometryPlace : unsigned char { global, shared };
+// How the fused kernels find the neighbour's node across each face node (the exterior trace).
+//   nodes  vmapP: one index per face node ([K][Nfaces * Nfp] ints, k * Np + i of the twin)
+//   faces  one word per face ([K][Nfaces] ints after a table of the mesh's distinct face-node
+//          orders, at most 64: a neighbour face seen from this face is one of Nfaces x 6 (tets)
+//          or Nfaces x 2 (triangles) node orders): the neighbour (or halo face) and the order.
+//          At order 2 on tets 16 instead of 96 bytes per element; every face node then reads
+//          its word (shared by the face's nodes, so an L1 hit) and its table entry.
+enum class Connectivity : unsigned char { nodes, faces };
 // Tensor products: the rows of an operator tile, 8 (mma.m8n8k4) or 16 (mma.m16n8k16 and
 // m16n8k4, sm_90 and newer: two 8-row fragments per instruction at twice the m8n8k4 rate on
 // Hopper, and each column fragment read from shared memory serves 16 rows; the operators' rows
@@ -174,6 +182,7 @@ struct Plan {
   // pipelined as above. T x the team's threads must be at most 1024.
   int teams = 1;  // 1 .. max_teams
   GeometryPlace geometry = GeometryPlace::global;  // shared: prefetch = async only
+  Connectivity connectivity = Connectivity::nodes;  // fused plans only
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -189,6 +198,7 @@ const char* to_string(Products products);
 const char* to_string(Prefetch prefetch);
 const char* to_string(Directions directions);
 const char* to_string(GeometryPlace geometry);
+const char* to_string(Connectivity connectivity);
 // Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
@@ -198,11 +208,12 @@ Products parse_products(const std::string& text);
 Prefetch parse_prefetch(const std::string& text);
 Directions parse_directions(const std::string& text);
 GeometryPlace parse_geometry(const std::string& text);
+Connectivity parse_connectivity(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
 // products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0
-// groups=1 teams=1 geometry=global" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// groups=1 teams=1 geometry=global connectivity=nodes" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
 // update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
 // without products= (written before tensor products existed) is scalar, one without prefetch=
 // (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
@@ -210,7 +221,7 @@ GeometryPlace parse_geometry(const std::string& text);
 // one row tile per warp item, one without k_unroll= unrolls all k steps, one without k_ahead=
 // loads no k step ahead, one without groups=
 // has one element group per block, one without teams= one team, one without geometry= reads the
-// geometry from global memory.
+// geometry from global memory, one without connectivity= reads vmapP (nodes).
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

@@ -141,6 +141,17 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
     w.line("#define NPRM " + std::to_string(law.parameters.size()));
   if (spec.plan.layout == Layout::field_major) w.line("#define QIDX(c, k, i) (((c) * K + (k)) * NP + (i))");
   else w.line("#define QIDX(c, k, i) (((k) * NCOMP + (c)) * NP + (i))");
+  // RTDG_VMAPP(k, f, m, stride): vmapP of face node m (of face f) of element k, with stride NP,
+  // or NCOMP * NFP on a halo face. Face connectivity: the face's word w (after the FACE_ORDERS
+  // x NFP table of face-node orders) gives (w / FACE_ORDERS) * stride + table[w % FACE_ORDERS][m - f NFP].
+  if (face_connectivity(spec.plan)) {
+    w.line("#define FACE_ORDERS " + std::to_string(max_face_orders));
+    w.line("#define RTDG_FACE_WORD(k, f) vmapP[FACE_ORDERS * NFP + (k) * NFACES + (f)]");
+    w.line("#define RTDG_VMAPP(k, f, m, stride) ((RTDG_FACE_WORD(k, f) / FACE_ORDERS) * (stride) + "
+           "vmapP[(RTDG_FACE_WORD(k, f) % FACE_ORDERS) * NFP + (m) - (f) * NFP])");
+  } else {
+    w.line("#define RTDG_VMAPP(k, f, m, stride) vmapP[(k) * NFN + (m)]");
+  }
   w.line();
   // Fmask(j, f), flattened face by face: volume node of face node m = f * Nfp + j.
   std::vector<int> fmask;
@@ -183,7 +194,7 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
   w.line("const int code = " + geometry.code + ";");
   {
     auto interior = w.block("if (code == 0)");
-    w.line("const int p = vmapP[k * NFN + m];");
+    w.line("const int p = RTDG_VMAPP(k, f, m, NP);");
     w.line("const int kP = p / NP;");
     w.line("const int iP = p - kP * NP;");
     if (staged) {
@@ -199,7 +210,7 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
   if (halo) {
     // The same numerical flux with the neighbour rank's trace (parallel runs, docs/parallel.md).
     auto branch = w.block("else if (code < 0)");
-    w.line("const int p = vmapP[k * NFN + m];");
+    w.line("const int p = RTDG_VMAPP(k, f, m, NCOMP * NFP);");
     w.line("const int h = p / (NCOMP * NFP);");
     w.line("(void)h;");
     w.line("real uP[NCOMP];");
@@ -217,7 +228,7 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     // scattered field plus the incident one (this side total) or its total field minus it.
     const int total = tfsf_total_code(spec), scattered = tfsf_scattered_code(spec);
     auto branch = w.block("else if (code == " + std::to_string(total) + " || code == " + std::to_string(scattered) + ")");
-    w.line("const int p = vmapP[k * NFN + m];");
+    w.line("const int p = RTDG_VMAPP(k, f, m, NP);");
     w.line("const int kP = p / NP;");
     w.line("const int iP = p - kP * NP;");
     load_state(w, components, "kP", "iP", "uP");

@@ -841,7 +841,7 @@ void write_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, const Scra
   w.line("const int m = s % NFN;");
   w.line("const int k = " + base + " + e;");
   w.line("if (k >= ke || bcode[k * NFACES + m / NFP] != 0) continue;");
-  w.line("const int p = vmapP[k * NFN + m];");
+  w.line("const int p = RTDG_VMAPP(k, m / NFP, m, NP);");
   w.line("const int kP = p / NP;");
   w.line("const int iP = p - kP * NP;");
   for (int c = 0; c < components; ++c) {
@@ -900,7 +900,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
       w.line("gc[j] = 0;");
       auto valid = w.block("if (s < NE * NFN && k < ke)");
       w.line("gc[j] = bcode[k * NFACES + m / NFP];");
-      w.line("gp[j] = vmapP[k * NFN + m];");
+      w.line("gp[j] = RTDG_VMAPP(k, m / NFP, m, NP);");
     }
     write_state_loads(w, "k0", "sq", true, spec, sc);
     between();

@@ -1,5 +1,12 @@
 #include "solver/geometry_arrays.hpp"
 
+#include "dg/error.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <string>
+
 namespace rtdg::dg {
 namespace {
 
@@ -61,6 +68,41 @@ Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> c
   if (geometry.prm.empty()) geometry.prm.push_back(0.0);
 
   return geometry;
+}
+
+std::vector<std::int32_t> compressed_connectivity(const std::vector<std::int32_t>& vmapP,
+                                                  const std::vector<std::int32_t>& bcode, int K, int Nfaces, int Nfp,
+                                                  int Np, int components) {
+  const std::size_t faces = static_cast<std::size_t>(K) * static_cast<std::size_t>(Nfaces);
+  const std::size_t nfp = static_cast<std::size_t>(Nfp);
+  if (bcode.size() != faces || vmapP.size() != faces * nfp)
+    throw Error("compressed_connectivity: vmapP or bcode does not match K, Nfaces and Nfp");
+  const std::size_t table_size = static_cast<std::size_t>(max_face_orders) * nfp;
+  std::vector<std::int32_t> out(table_size + faces, 0);
+  std::map<std::vector<std::int32_t>, int> orders;  // a face-node order -> its table row
+  std::vector<std::int32_t> nodes(nfp);
+  constexpr std::int32_t max_base = std::numeric_limits<std::int32_t>::max() / max_face_orders;
+  for (std::size_t face = 0; face < faces; ++face) {
+    const std::int32_t stride = bcode[face] == -1 ? components * Nfp : Np;
+    const std::int32_t base = vmapP[face * nfp] / stride;
+    for (std::size_t j = 0; j < nfp; ++j) {
+      nodes[j] = vmapP[face * nfp + j] - base * stride;
+      if (nodes[j] < 0 || nodes[j] >= stride)
+        throw Error("the plan does not fit: the nodes of face " + std::to_string(face % static_cast<std::size_t>(Nfaces)) +
+                    " of element " + std::to_string(face / static_cast<std::size_t>(Nfaces)) +
+                    " do not lie on one neighbour, which face connectivity needs");
+    }
+    if (base > max_base) throw Error("the plan does not fit: too many elements for face connectivity");
+    const auto [it, added] = orders.try_emplace(nodes, static_cast<int>(orders.size()));
+    if (added) {
+      if (it->second >= max_face_orders)
+        throw Error("the plan does not fit: the mesh's faces take more than " + std::to_string(max_face_orders) +
+                    " face-node orders, the most face connectivity holds");
+      std::copy(nodes.begin(), nodes.end(), out.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(it->second) * nfp));
+    }
+    out[table_size + face] = base * max_face_orders + it->second;
+  }
+  return out;
 }
 
 }  // namespace rtdg::dg

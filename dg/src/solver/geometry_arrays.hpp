@@ -49,4 +49,15 @@ std::vector<double> mma_fragments(int M, int Kd, At at) {
 Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> codes,
                          const std::vector<double>& parameters);
 
+// vmapP compressed for the kernels with face connectivity (kernels.hpp: face_connectivity):
+// [max_face_orders][Nfp] tables of face-node orders (the mesh's distinct ones, the rest zero),
+// then [K][Nfaces] words w = base * max_face_orders + t, each standing for vmapP(k, f * Nfp + j)
+// = base * stride + table[t][j], with stride = Np, or components * Nfp on a halo face (code
+// -1). `vmapP` [K][Nfaces * Nfp] and `bcode` [K][Nfaces] as in Geometry. Throws dg::Error
+// ("the plan does not fit: ...") when the faces take more than max_face_orders orders or a
+// face's nodes do not lie on one neighbour (or halo face), or a base does not fit.
+std::vector<std::int32_t> compressed_connectivity(const std::vector<std::int32_t>& vmapP,
+                                                  const std::vector<std::int32_t>& bcode, int K, int Nfaces, int Nfp,
+                                                  int Np, int components);
+
 }  // namespace rtdg::dg

@@ -39,6 +39,7 @@ constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{P
                                      std::pair{Prefetch::async, "async"}};
 constexpr std::array direction_kinds{std::pair{Directions::joint, "joint"}, std::pair{Directions::split, "split"}};
 constexpr std::array geometry_places{std::pair{GeometryPlace::global, "global"}, std::pair{GeometryPlace::shared, "shared"}};
+constexpr std::array connectivity_kinds{std::pair{Connectivity::nodes, "nodes"}, std::pair{Connectivity::faces, "faces"}};
 
 }  // namespace
 
@@ -50,6 +51,7 @@ const char* to_string(Products products) { return name_of(products, product_kind
 const char* to_string(Prefetch prefetch) { return name_of(prefetch, prefetch_kinds); }
 const char* to_string(Directions directions) { return name_of(directions, direction_kinds); }
 const char* to_string(GeometryPlace geometry) { return name_of(geometry, geometry_places); }
+const char* to_string(Connectivity connectivity) { return name_of(connectivity, connectivity_kinds); }
 Layout parse_layout(const std::string& text) { return parse_name(text, layouts, "memory layout"); }
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
@@ -58,6 +60,9 @@ Products parse_products(const std::string& text) { return parse_name(text, produ
 Prefetch parse_prefetch(const std::string& text) { return parse_name(text, prefetch_kinds, "prefetch"); }
 Directions parse_directions(const std::string& text) { return parse_name(text, direction_kinds, "directions"); }
 GeometryPlace parse_geometry(const std::string& text) { return parse_name(text, geometry_places, "geometry"); }
+Connectivity parse_connectivity(const std::string& text) {
+  return parse_name(text, connectivity_kinds, "connectivity");
+}
 
 std::optional<int> parse_whole_number(const std::string& text, int low, int high) {
   std::size_t used = 0;
@@ -87,7 +92,8 @@ std::string to_text(const Plan& plan) {
          << " row_tiles=" << plan.row_tiles
          << " k_unroll=" << (plan.k_unroll == 0 ? std::string("all") : std::to_string(plan.k_unroll))
          << " k_ahead=" << plan.k_ahead
-         << " groups=" << plan.groups_per_block << " teams=" << plan.teams << " geometry=" << to_string(plan.geometry);
+         << " groups=" << plan.groups_per_block << " teams=" << plan.teams << " geometry=" << to_string(plan.geometry)
+         << " connectivity=" << to_string(plan.connectivity);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -146,6 +152,7 @@ Plan plan_from_text(const std::string& text) {
     if (words.count("groups")) plan.groups_per_block = number("groups", 1, max_groups_per_block);
     if (words.count("teams")) plan.teams = number("teams", 1, max_teams);
     if (words.count("geometry")) plan.geometry = parse_geometry(take("geometry"));
+    if (words.count("connectivity")) plan.connectivity = parse_connectivity(take("connectivity"));
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -181,7 +188,8 @@ std::string Plan::describe() const {
                                         (prefetch != Prefetch::off ? " groups/block pipelined" : " groups/block in turn")
                                   : std::string()) +
            (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string()) +
-           (geometry == GeometryPlace::shared ? ", geometry shared" : "");
+           (geometry == GeometryPlace::shared ? ", geometry shared" : "") +
+           (connectivity == Connectivity::faces ? ", face connectivity" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

@@ -129,6 +129,9 @@ struct EngineT final : Engine {
   rtcg::Array<T> q, rhs_, res, q_alt, u1, u2;
   rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
+  // Plans with face connectivity (kernels::face_connectivity): compressed_connectivity's array,
+  // which their kernels take in vmapP's place; built when a plan first needs it, else empty.
+  rtcg::Array<std::int32_t> face_words;
   // Parallel runs: H halo faces; halo_faces [H][2] (element, face) to pack; halo_out our traces
   // of them, halo_in the neighbours' ([H][components][Nfp] each). The exchange reads and writes
   // these arrays directly on the host backend and with CUDA-aware MPI; otherwise (a GPU, MPI
@@ -158,7 +161,7 @@ struct EngineT final : Engine {
         AL(rtcg::Array<T>::from_host(b, convert(geometry.AL))),
         fgeo(rtcg::Array<T>::from_host(b, convert(geometry.fgeo))), prm(rtcg::Array<T>::from_host(b, convert(geometry.prm))),
         vmapP(rtcg::Array<std::int32_t>::from_host(b, geometry.vmapP)),
-        bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)),
+        bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)), face_words(b, 0),
         H(static_cast<int>(pack.size() / 2)), Ki(K_), exchange(exchange_),
         halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
         halo_out(b, 1), halo_in(b, 1) {
@@ -177,6 +180,7 @@ struct EngineT final : Engine {
         host_in = rtcg::HostBuffer<T>(b, halo_values);
       }
     }
+    prepare_connectivity(plan);
     load_kernels();
     update_shape_ = make_update_shape();
     q.fill(T(0));
@@ -215,6 +219,7 @@ struct EngineT final : Engine {
   void replan(const GeneratedKernels& kernels, const Plan& p,
               const std::function<std::vector<double>(const std::vector<double>&)>& relayout, bool keep_state) override {
     auto compiled = compile(backend, kernels);  // may throw: nothing has changed yet
+    prepare_connectivity(p);                    // may throw too (a mesh it cannot compress)
     const bool same_layout = p.layout == plan.layout || !keep_state;
     std::vector<double> state;
     if (!same_layout) state = download_state();  // through the host only when the layout changes
@@ -225,6 +230,19 @@ struct EngineT final : Engine {
     if (!same_layout) upload_state(relayout(state));
     res.fill(T(0));
   }
+
+  // Builds face_words when `p` reads the face connectivity and they are not there yet (from
+  // vmapP and bcode on the device: a plan change is rare, the host copies are not kept).
+  void prepare_connectivity(const Plan& p) {
+    if (!face_connectivity(p) || face_words.size() > 0 || K == 0) return;
+    const int Nfaces = static_cast<int>(bcode.size()) / K;
+    const int Nfp = static_cast<int>(vmapP.size()) / K / Nfaces;
+    const int Np = static_cast<int>(n) / K / components;
+    face_words = rtcg::Array<std::int32_t>::from_host(
+        backend, compressed_connectivity(vmapP.to_host(), bcode.to_host(), K, Nfaces, Nfp, Np, components));
+  }
+  // What the kernels take as vmapP.
+  const std::int32_t* connectivity() const { return face_connectivity(plan) ? face_words.data() : vmapP.data(); }
 
   // Launch shapes for the elements [kb, ke).
   rtcg::LaunchShape element_shape(int threads, int per_block, int kb, int ke) const {
@@ -313,7 +331,7 @@ struct EngineT final : Engine {
     auto surface_range = [&](int kb, int ke) {
       if (ke <= kb) return;
       (*surface)(element_shape(generated.surface_threads, generated.surface_elements_per_block, kb, ke), state.data(),
-                 rhs_.data(), fgeo.data(), vmapP.data(), bcode.data(), xyz.data(), LIFT.data(), prm.data(),
+                 rhs_.data(), fgeo.data(), connectivity(), bcode.data(), xyz.data(), LIFT.data(), prm.data(),
                  static_cast<T>(t), halo_in.data(), H, Kargs, kb, ke);
     };
     surface_range(0, Ks);
@@ -330,7 +348,7 @@ struct EngineT final : Engine {
   void fused_lserk(const rtcg::Array<T>& in, rtcg::Array<T>& out, rtcg::Array<T>& r, double t, double a, double b, double dt) {
     auto range = [&](int kb, int ke) {
       if (ke <= kb) return;
-      (*stage_lserk)(stage_shape(kb, ke), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), vmapP.data(),
+      (*stage_lserk)(stage_shape(kb, ke), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), connectivity(),
                      bcode.data(), xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(),
                      static_cast<T>(t), halo_in.data(), H, static_cast<T>(a), static_cast<T>(b), static_cast<T>(dt), K, kb,
                      ke);
@@ -346,7 +364,7 @@ struct EngineT final : Engine {
                  double beta, double dt) {
     auto range = [&](int kb, int ke) {
       if (ke <= kb) return;
-      (*stage_ssp)(stage_shape(kb, ke), in.data(), u0.data(), out.data(), drdx.data(), fgeo.data(), vmapP.data(),
+      (*stage_ssp)(stage_shape(kb, ke), in.data(), u0.data(), out.data(), drdx.data(), fgeo.data(), connectivity(),
                    bcode.data(), xyz.data(), DT.data(), LT.data(), volume_fragments().data(), AL.data(), prm.data(),
                    static_cast<T>(t), halo_in.data(), H, static_cast<T>(alpha), static_cast<T>(beta), static_cast<T>(dt), K,
                    kb, ke);

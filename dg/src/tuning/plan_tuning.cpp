@@ -151,6 +151,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
   else if (name == "teams") space.teams = numbers(1, max_teams);
   else if (name == "geometry") space.geometry = names(parse_geometry);
+  else if (name == "connectivity") space.connectivity = names(parse_connectivity);
   else if (name == "prune") {
     if (values.size() != 1 || (values[0] != "on" && values[0] != "off"))
       throw Error("plan space '" + text + "': prune is on or off (one value)");
@@ -158,7 +159,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, prune");
+                "groups, teams, geometry, connectivity, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -178,7 +179,8 @@ Point point_of(const Plan& plan) {
                {"k_ahead", fused ? plan.k_ahead : 0},
                {"groups", fused ? plan.groups_per_block : 1},
                {"teams", fused ? plan.teams : 1},
-               {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0}};
+               {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0},
+               {"connectivity", fused ? static_cast<std::int64_t>(plan.connectivity) : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -238,6 +240,11 @@ Plan plan_of(const Point& point) {
     if (place < 0 || place > static_cast<std::int64_t>(GeometryPlace::shared))
       throw Error("a DG plan point with an unknown geometry value: " + rtcg::tune::to_string(point));
     plan.geometry = static_cast<GeometryPlace>(place);
+    const auto connectivity = point.find("connectivity");
+    const std::int64_t kind_of_map = connectivity != point.end() ? connectivity->second : 0;
+    if (kind_of_map < 0 || kind_of_map > static_cast<std::int64_t>(Connectivity::faces))
+      throw Error("a DG plan point with an unknown connectivity value: " + rtcg::tune::to_string(point));
+    plan.connectivity = static_cast<Connectivity>(kind_of_map);
   }
   return plan;
 }
@@ -307,6 +314,9 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (std::find(teams.begin(), teams.end(), 1) == teams.end()) teams.insert(teams.begin(), 1);
   std::vector<std::int64_t> geometry = ints(space.geometry);
   if (std::find(geometry.begin(), geometry.end(), 0) == geometry.end()) geometry.insert(geometry.begin(), 0);
+  std::vector<std::int64_t> connectivity = ints(space.connectivity);
+  if (std::find(connectivity.begin(), connectivity.end(), 0) == connectivity.end())
+    connectivity.insert(connectivity.begin(), 0);
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -327,7 +337,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("k_ahead", k_ahead)
       .parameter("groups", groups)
       .parameter("teams", teams)
-      .parameter("geometry", geometry);
+      .parameter("geometry", geometry)
+      .parameter("connectivity", connectivity);
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
                  [=](const Point& p) {
@@ -337,7 +348,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                  });
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
-                                   p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0);
+                                   p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0 &&
+                                   p.at("connectivity") == 0);
   });
   out.constraint("tensor products: one node per thread", [](const Point& p) {
     return p.at("products") == 0 || p.at("nodes_per_thread") == 1;

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# On the GPU machine: connectivity = faces against nodes (vmapP), the same plans side by side
+# in one sweep per order (`--space connectivity=nodes,faces`, async plans only), on the 200k-tet
+# sphere (.deps/meshes/sphere_200k.h5, made here with `rtdg mesh data/geometries/sphere.geo -D
+# h=0.062 -D h_pec=0.042 --order morton` and carried; toml++ headers in .deps/usr/include).
+# Prints, per order and precision, the best plan of each kind and the median time ratio of
+# plans that differ only in connectivity. Logs under $OUT.
+#   ORDERS="2 3 4 5" PRECS="double float" bash benchmarks/experiments/face_connectivity_ab.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-/tmp/face-ab}; mkdir -p "$out"
+build=build-gpu
+cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRTDG_WARNINGS_AS_ERRORS=ON -DRTDG_BUILD_BENCHMARKS=OFF \
+  -DRTDG_BUILD_TESTS=OFF -DRTDG_WITH_GMSH=OFF -DRTDG_WITH_VTK=OFF -DRTDG_EXTRA_INCLUDE_DIRS=$PWD/.deps/usr/include \
+  > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+cmake --build $build -j "$(nproc)" --target rtdg >> "$out/build.log" 2>&1 || { grep error -A5 "$out/build.log" | head -40; exit 1; }
+mesh=$PWD/.deps/meshes/sphere_200k.h5
+export RTDG_CACHE_DIR=$PWD/$build/gpu-cache RTDG_TUNING_DB=$out/tuning.json
+for prec in ${PRECS:-double}; do
+  for N in ${ORDERS:-2 3 4 5}; do
+    log=$out/tune-$prec-N$N.log
+    $build/apps/rtdg tune dg data/maxwell/sphere.toml --set "mesh.file=\"$mesh\"" --set run.backend=cuda \
+      --orders "$N" --precision "$prec" --space prefetch=async --space connectivity=nodes,faces > "$log" 2>&1
+    python3 - "$log" "$prec" "$N" <<'PY'
+import re, statistics, sys
+log, prec, N = sys.argv[1:]
+times = {}
+for line in open(log):
+    m = re.match(r'^(fused stage, .*?)\s{2,}([0-9.]+)\s+([0-9.]+)\s', line)
+    if m: times[m.group(1)] = float(m.group(3))
+nodes = {k: v for k, v in times.items() if 'face connectivity' not in k}
+faces = {k.replace(', face connectivity', ''): v for k, v in times.items() if 'face connectivity' in k}
+pairs = [faces[k] / nodes[k] for k in faces if k in nodes]
+best = lambda d: min(d.items(), key=lambda kv: kv[1]) if d else ('-', float('nan'))
+print(f'{prec} N{N}: best nodes {best(nodes)[1]:.4f} ms/stage, best faces {best(faces)[1]:.4f}; '
+      f'faces/nodes over {len(pairs)} pairs: median {statistics.median(pairs) if pairs else float("nan"):.3f}, '
+      f'min {min(pairs) if pairs else float("nan"):.3f}')
+PY
+  done
+done
