@@ -241,10 +241,10 @@ Plan plan_of(const Point& point) {
       throw Error("a DG plan point with an unknown geometry value: " + rtcg::tune::to_string(point));
     plan.geometry = static_cast<GeometryPlace>(place);
     const auto connectivity = point.find("connectivity");
-    const std::int64_t kind_of_map = connectivity != point.end() ? connectivity->second : 0;
-    if (kind_of_map < 0 || kind_of_map > static_cast<std::int64_t>(Connectivity::faces))
+    const std::int64_t connectivity_value = connectivity != point.end() ? connectivity->second : 0;
+    if (connectivity_value < 0 || connectivity_value > static_cast<std::int64_t>(Connectivity::faces))
       throw Error("a DG plan point with an unknown connectivity value: " + rtcg::tune::to_string(point));
-    plan.connectivity = static_cast<Connectivity>(kind_of_map);
+    plan.connectivity = static_cast<Connectivity>(connectivity_value);
   }
   return plan;
 }
