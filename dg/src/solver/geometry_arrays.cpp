@@ -90,14 +90,15 @@ std::vector<std::int32_t> compressed_connectivity(const std::vector<std::int32_t
       if (nodes[j] < 0 || nodes[j] >= stride)
         throw Error("the plan does not fit: the nodes of face " + std::to_string(face % static_cast<std::size_t>(Nfaces)) +
                     " of element " + std::to_string(face / static_cast<std::size_t>(Nfaces)) +
-                    " do not lie on one neighbour, which face connectivity needs");
+                    " do not lie on one neighbour, which face connectivity needs; use connectivity = nodes");
     }
-    if (base > max_base) throw Error("the plan does not fit: too many elements for face connectivity");
+    if (base > max_base)
+      throw Error("the plan does not fit: too many elements for face connectivity; use connectivity = nodes");
     const auto [it, added] = orders.try_emplace(nodes, static_cast<int>(orders.size()));
     if (added) {
       if (it->second >= max_face_orders)
         throw Error("the plan does not fit: the mesh's faces take more than " + std::to_string(max_face_orders) +
-                    " face-node orders, the most face connectivity holds");
+                    " face-node orders, the most face connectivity holds; use connectivity = nodes");
       std::copy(nodes.begin(), nodes.end(), out.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(it->second) * nfp));
     }
     out[table_size + face] = base * max_face_orders + it->second;
