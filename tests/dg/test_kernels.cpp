@@ -133,6 +133,14 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
           // Face connectivity (one word per face for vmapP): the face fluxes' reads (variant 3,
           // with the halo and TF/SF branches) and the prefetch gather (variant 5).
           if (variant == 3 || variant == 5) spec.plan.connectivity = Connectivity::faces;
+          // Padded state columns (Plan::align): whole padded columns copied 16 bytes at a time
+          // (variant 5 at order 4: element-major, prefetch async; Np = 15 or 35 -> 16 or 36),
+          // and a scalar plan indexing them one real at a time (variant 3).
+          if (variant == 5 && N == 4) {
+            spec.plan.prefetch = Prefetch::async;
+            spec.plan.align = 16;
+          }
+          if (variant == 3) spec.plan.align = 32;
           GeneratedKernels kernels;
           try {
             kernels = generate_kernels(spec);

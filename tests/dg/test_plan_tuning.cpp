@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 namespace rtdg::dg {
@@ -115,7 +116,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
             "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0 groups=1 "
-            "teams=1 geometry=global connectivity=nodes");
+            "teams=1 geometry=global connectivity=nodes align=0");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -133,6 +134,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("teams");
   old_point.erase("geometry");
   old_point.erase("connectivity");
+  old_point.erase("align");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
@@ -164,6 +166,16 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   bad_connectivity["connectivity"] = 2;
   EXPECT_THROW((void)plan_of(bad_connectivity), Error);
   plan.connectivity = Connectivity::nodes;
+  plan.align = 16;
+  EXPECT_EQ(point_of(plan).at("align"), 16);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  for (const std::int64_t bad : {-16, 4, 24, 256}) {
+    rtcg::tune::Point bad_align = point_of(plan);
+    bad_align["align"] = bad;
+    EXPECT_THROW((void)plan_of(bad_align), Error) << bad;
+  }
+  plan.align = 0;
   plan.geometry = GeometryPlace::global;
   plan.prefetch = Prefetch::on;
   plan.groups_per_block = 5;
@@ -320,6 +332,37 @@ TEST(PlanTuning, FaceConnectivityOnlyForFusedPlans) {
   }
   EXPECT_GT(faces, 0);
   EXPECT_EQ(faces, nodes);
+}
+
+// Padding joins fused plans only, and only where it changes the node stride, once per stride:
+// in double, order 4 on triangles (Np = 15) pads to 16 with 16 bytes, and 32, 64 and 128 bytes
+// give 16 again; order 2 (Np = 6) is a multiple of 2 already, pads to 8 with 32 bytes (64: 8
+// again) and to 16 with 128. Each padded plan keeps its unpadded twin; the default space has
+// no padding.
+TEST(PlanTuning, AlignOnlyWhereItChangesTheNodeStride) {
+  PlanSpace space = tiny_space();
+  Cavity order4("maxwell2d_tm", 2, 4, host());
+  for (const rtcg::tune::Point& p : plan_search_space(*order4.solver, space).points())
+    EXPECT_EQ(p.at("align"), 0) << rtcg::tune::to_string(p);
+  EXPECT_EQ(PlanSpace::for_backend(rtcg::BackendKind::cuda).align, std::vector<int>{0});
+  space.align = {16, 32, 64, 128};
+  std::map<std::int64_t, int> by_align;
+  int fused = 0;
+  for (const rtcg::tune::Point& p : plan_search_space(*order4.solver, space).points()) {
+    ++by_align[p.at("align")];
+    if (p.at("align") != 0) EXPECT_EQ(p.at("fusion"), 1) << rtcg::tune::to_string(p);
+    else if (p.at("fusion") == 1) ++fused;
+  }
+  EXPECT_GT(fused, 0);
+  EXPECT_EQ(by_align[16], fused);
+  EXPECT_EQ(by_align[32] + by_align[64] + by_align[128], 0);
+  Cavity order2("maxwell2d_tm", 2, 2, host());
+  by_align.clear();
+  for (const rtcg::tune::Point& p : plan_search_space(*order2.solver, space).points()) ++by_align[p.at("align")];
+  EXPECT_EQ(by_align[16], 0);
+  EXPECT_EQ(by_align[32], fused);
+  EXPECT_EQ(by_align[64], 0);
+  EXPECT_EQ(by_align[128], fused);
 }
 
 // A set k-loop unrolling joins only tensor-product plans; every plan keeps k_unroll = all too.
@@ -541,6 +584,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(space.k_ahead, (std::vector<int>{1}));
   set_space_values(space, "connectivity=nodes,faces");
   EXPECT_EQ(space.connectivity, (std::vector<Connectivity>{Connectivity::nodes, Connectivity::faces}));
+  set_space_values(space, "align=0,16,128");
+  EXPECT_EQ(space.align, (std::vector<int>{0, 16, 128}));
   set_space_values(space, "elements=3,5");
   EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
   EXPECT_TRUE(space.prune);
@@ -570,7 +615,10 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
-  EXPECT_NE(error_of("group=2").find("geometry, connectivity, prune"), std::string::npos);
+  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, prune"), std::string::npos);
+  EXPECT_EQ(error_of("align=24"),
+            "plan space 'align=24': align values are 0 or powers of two from 8 to 128 (bytes), not 24");
+  EXPECT_EQ(error_of("align=256"), "plan space 'align=256': align value '256' is not a whole number in 0..128");
   EXPECT_EQ(space.groups_per_block, (std::vector<int>{1, 2, 4}));  // a refused change leaves the list
 }
 

@@ -122,6 +122,42 @@ std::vector<Plan> fused_plans() {
             plan.connectivity = Connectivity::faces;
             return plan;
           }(),
+          // State columns padded (Plan::align; 2D order 4: Np = 15 -> 16, 3D order 3: Np = 20
+          // -> 24 or 32): the copies of whole padded columns 16 bytes at a time into sq (2D;
+          // sq's column of 20 rows holds 16), one real at a time where the stride is longer
+          // than sq's column (3D, 64 bytes), scalar and tensor products, each prefetch, both
+          // layouts, with face connectivity.
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
+                              Prefetch::async);
+            plan.align = 16;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
+            plan.directions = Directions::split;
+            plan.geometry = GeometryPlace::shared;
+            plan.align = 64;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux);
+            plan.align = 128;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 2, 2, Operators::global, Derivative::state, Products::scalar, Prefetch::on);
+            plan.align = 32;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
+                              Prefetch::async);
+            plan.geometry = GeometryPlace::shared;
+            plan.connectivity = Connectivity::faces;
+            plan.align = 64;
+            return plan;
+          }(),
           // 16-row tiles (on sm_90 the m16n8k16/m16n8k4 path; the output columns are padded
           // to 16 rows), both derivatives, one with the tile outputs held in registers.
           [] {
@@ -293,6 +329,77 @@ TEST(SolverPlans, SetPlanKeepsTheStateAcrossLayouts) {
   EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
 }
 
+// A padded node stride (Plan::align): set_plan moves the state into it and back, the device
+// state has value (c, k, i) at device_index and zeros in the padding after steps of both
+// integrators, and copy_elements, the wave speed, kept states and changes see the same state
+// as with the default plan.
+TEST(SolverPlans, PaddedNodeStride) {
+  for (const Integrator integrator : {Integrator::lserk4, Integrator::ssprk3}) {
+    SCOPED_TRACE(to_string(integrator));
+    Cavity a("maxwell2d_tm", 3, 4, host(), 1.0, fluxes::ScalarType::float64, integrator);  // Np = 15
+    const int K = a.disc.K, Np = a.disc.element.Np, C = a.solver->components();
+    ASSERT_EQ(Np, 15);
+    const std::vector<double> start = random_state(a.solver->size());
+    a.solver->set_state(start);
+    const std::vector<double> rhs = a.solver->rhs(0.0);
+    const double speed = a.solver->max_wave_speed();
+    const double dt = a.solver->stable_dt(0.5);
+    // The default plan's change over two steps, kept on the device for compare_change.
+    a.solver->keep_state();
+    a.solver->step(0.0, dt);
+    a.solver->step(dt, dt);
+    const std::vector<double> after = a.solver->state();
+    a.solver->keep_change();
+    a.solver->restore_kept_state();
+
+    Plan padded = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
+    padded.align = 16;
+    a.solver->set_plan(padded);
+    EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
+    EXPECT_LE(max_difference(a.solver->rhs(0.0), rhs), 1e-12 * max_abs(rhs));
+    EXPECT_EQ(a.solver->max_wave_speed(), speed);
+    a.solver->restore_kept_state();  // the kept state, moved to the padded layout
+    a.solver->step(0.0, dt);
+    a.solver->step(dt, dt);
+    const Solver::ChangeDifference difference = a.solver->compare_change();
+    EXPECT_LE(difference.worst, 1e-11 * difference.scale);
+    EXPECT_GT(difference.scale, 0.0);
+
+    // (a B + b) C + c, in 64 bits.
+    auto flat = [](long long a_, long long B, long long b, long long C_, long long c) {
+      return static_cast<std::size_t>((a_ * B + b) * C_ + c);
+    };
+    const Solver::DeviceState q = a.solver->device_state();
+    ASSERT_EQ(q.size, static_cast<std::size_t>(C * K * 16));
+    const double* device = static_cast<const double*>(q.data);  // host backend: host memory
+    const std::vector<double> state = a.solver->state();
+    EXPECT_LE(max_difference(state, after), 1e-11 * max_abs(after));
+    int mismatched = 0, padding_nonzero = 0;
+    for (int c = 0; c < C; ++c)
+      for (int k = 0; k < K; ++k) {
+        for (int i = 0; i < Np; ++i)
+          mismatched += device[a.solver->device_index(c, k, i)] != state[flat(c, K, k, Np, i)];
+        EXPECT_EQ(a.solver->device_index(c, k, 0), flat(k, C, c, 16, 0));
+        padding_nonzero += device[flat(k, C, c, 16, 15)] != 0.0;
+      }
+    EXPECT_EQ(mismatched, 0);
+    EXPECT_EQ(padding_nonzero, 0);
+    std::vector<double> some(a.solver->size(), -1.0);
+    a.solver->copy_elements(std::vector<int>{0, K - 1}, some);
+    for (int c = 0; c < C; ++c)
+      for (const int k : {0, K - 1})
+        for (int i = 0; i < Np; ++i) {
+          const std::size_t at = flat(c, K, k, Np, i);
+          EXPECT_EQ(some[at], state[at]);
+        }
+    EXPECT_EQ(some[static_cast<std::size_t>(Np)], -1.0);  // element 1, not asked for
+
+    a.solver->set_plan(Plan{});
+    EXPECT_EQ(max_difference(a.solver->state(), state), 0.0);
+    EXPECT_EQ(a.solver->device_state().size, a.solver->size());
+  }
+}
+
 TEST(SolverPlans, DescribeAndParseNames) {
   EXPECT_EQ(parse_fusion("stage"), Fusion::stage);
   EXPECT_EQ(parse_operators("shared"), Operators::shared);
@@ -315,7 +422,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
-                                  "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes");
+                                  "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes align=0");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan copying = prefetching;
   copying.prefetch = Prefetch::async;
@@ -337,6 +444,40 @@ TEST(SolverPlans, DescribeAndParseNames) {
   EXPECT_EQ(plan_from_text(to_text(compressed)), compressed);
   EXPECT_EQ(parse_connectivity("faces"), Connectivity::faces);
   EXPECT_THROW((void)parse_connectivity("edges"), Error);
+  Plan aligned = compressed;
+  aligned.align = 16;
+  EXPECT_EQ(aligned.describe(),
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
+            "cores, directions split, prefetch async, geometry shared, face connectivity, columns aligned to 16 bytes");
+  EXPECT_NE(to_text(aligned).find(" connectivity=faces align=16"), std::string::npos) << to_text(aligned);
+  EXPECT_EQ(plan_from_text(to_text(aligned)), aligned);
+  // Texts written before align= existed are not padded; align takes 0 or powers of two 8..128.
+  EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux connectivity=faces").align,
+            0);
+  for (const char* bad : {"align=24", "align=4", "align=256", "align=-8"}) {
+    try {
+      (void)plan_from_text(std::string("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
+                                       "derivative=flux ") + bad);
+      FAIL() << bad << ": no error";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(bad), std::string::npos) << error.what();
+    }
+  }
+  // The node stride: Np for unfused plans and align 0 or at most a real, else Np rounded up.
+  Plan unfused_aligned;
+  unfused_aligned.align = 16;
+  EXPECT_EQ(node_stride(unfused_aligned, 35, 8), 35);
+  aligned.align = 8;
+  EXPECT_EQ(node_stride(aligned, 35, 8), 35);
+  EXPECT_EQ(node_stride(aligned, 35, 4), 36);
+  aligned.align = 16;
+  EXPECT_EQ(node_stride(aligned, 35, 8), 36);
+  EXPECT_EQ(node_stride(aligned, 10, 8), 10);
+  EXPECT_EQ(node_stride(aligned, 10, 4), 12);
+  aligned.align = 128;
+  EXPECT_EQ(node_stride(aligned, 35, 8), 48);
+  EXPECT_EQ(node_stride(aligned, 120, 4), 128);
   // Texts written before connectivity= existed read vmapP.
   EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tensor prefetch=async geometry=shared").connectivity,
@@ -364,7 +505,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
-                           "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes");
+                           "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes align=0");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;

@@ -212,6 +212,35 @@ TEST_P(CudaFaceConnectivity, FaceConnectivityMatchesTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
+// Padded state columns (Plan::align = 16 and 64 bytes, where they change the node stride): the
+// 16-byte copies of whole padded columns (async, element-major), one-real copies and gathers
+// through the padded index (field-major, prefetch on); scalar and FP64 tensor products with 8-
+// and 16-row tiles, both derivatives, the geometry in global and shared memory.
+class CudaAlign : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaAlign, PaddedColumnsMatchTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.layouts = {Layout::field_major, Layout::element_major};
+  space.elements_per_block = {3};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::global};
+  space.products = {Products::scalar, Products::tensor};
+  space.prefetch = {Prefetch::on, Prefetch::async};
+  space.geometry = {GeometryPlace::global, GeometryPlace::shared};
+  space.tile_rows = {8, 16};
+  space.directions = {Directions::joint};
+  space.k_unroll = {0};
+  space.k_ahead = {0};
+  space.groups_per_block = {1};
+  space.align = {16, 64};
+  space.min_threads = 32;
+  space.prune = false;
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
+}
+
 std::vector<CudaCase> cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) {
@@ -283,6 +312,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, CudaKUnroll, ::testing::ValuesIn(k_unroll_cases
 INSTANTIATE_TEST_SUITE_P(Orders, CudaTeams, ::testing::ValuesIn(teams_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaAsync, ::testing::ValuesIn(async_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaFaceConnectivity, ::testing::ValuesIn(async_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaAlign, ::testing::ValuesIn(async_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg

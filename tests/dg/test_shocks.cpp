@@ -269,6 +269,28 @@ TEST(Stabilizer, KeepsMeansAndRestoresPositivity) {
       }
       EXPECT_NEAR(after, before, 1e-13 * (1 + std::abs(before))) << "component " << c << ", element " << k;
     }
+  // The same kernel on the element-major state with padded columns (Plan::align: Np = 10 at
+  // order 3 -> 12): the same values, the padding left zero.
+  const int stride = 12;
+  Stabilizer padded(host(), run.disc, run.law, run.solver->setup().parameters, st, fluxes::ScalarType::float64,
+                    Layout::element_major, stride);
+  auto at = [&](int c, int k, int i) { return static_cast<std::size_t>((c * K + k) * Np + i); };
+  auto padded_at = [&](int c, int k, int i) { return static_cast<std::size_t>((k * 4 + c) * stride + i); };
+  std::vector<double> q0_padded(static_cast<std::size_t>(4 * K * stride), 0.0);
+  for (int c = 0; c < 4; ++c)
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < Np; ++i) q0_padded[padded_at(c, k, i)] = q0[at(c, k, i)];
+  rtcg::Array<double> qp = rtcg::Array<double>::from_host(host(), q0_padded);
+  padded.apply(qp.data());
+  const std::vector<double> q1_padded = qp.to_host();
+  int differ = 0, padding = 0;
+  for (int c = 0; c < 4; ++c)
+    for (int k = 0; k < K; ++k) {
+      for (int i = 0; i < Np; ++i) differ += q1_padded[padded_at(c, k, i)] != q1[at(c, k, i)];
+      for (int i = Np; i < stride; ++i) padding += q1_padded[padded_at(c, k, i)] != 0.0;
+    }
+  EXPECT_EQ(differ, 0);
+  EXPECT_EQ(padding, 0);
   const auto [rho_before, p_before] = smallest_density_and_pressure(q0, static_cast<std::size_t>(K * Np), gamma);
   const auto [rho_after, p_after] = smallest_density_and_pressure(q1, static_cast<std::size_t>(K * Np), gamma);
   std::printf("stabilizer: min rho %.3g -> %.3g, min p %.3g -> %.3g\n", rho_before, rho_after, p_before, p_after);

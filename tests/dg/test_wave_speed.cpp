@@ -31,8 +31,15 @@ struct Case {
     parameters = fluxes::resolve_parameters(law);
   }
   std::vector<std::vector<double>> element_parameters;  // per region materials, when set
-  std::unique_ptr<Solver> solver(Layout layout, fluxes::ScalarType scalar = fluxes::ScalarType::float64) const {
+  // align > 0: a fused plan with the state's columns padded (Plan::align; Np = 10 at order 3).
+  std::unique_ptr<Solver> solver(Layout layout, fluxes::ScalarType scalar = fluxes::ScalarType::float64,
+                                 int align = 0) const {
     SolverSetup setup;
+    if (align > 0) {
+      setup.plan.fusion = Fusion::stage;
+      setup.plan.stage_elements_per_block = 2;
+      setup.plan.align = align;
+    }
     setup.law = &law;
     setup.parameters = parameters;
     setup.element_parameters = element_parameters;
@@ -86,9 +93,11 @@ class WaveSpeed : public ::testing::TestWithParam<const char*> {};
 TEST_P(WaveSpeed, DeviceReductionEqualsTheHostEvaluation) {
   const Case c(GetParam());
   std::mt19937 random(13);
-  for (const Layout layout : {Layout::field_major, Layout::element_major}) {
-    SCOPED_TRACE(layout == Layout::field_major ? "field-major" : "element-major");
-    const auto solver = c.solver(layout);
+  for (const auto& [layout, align] : {std::pair{Layout::field_major, 0}, std::pair{Layout::element_major, 0},
+                                      std::pair{Layout::element_major, 32}}) {
+    SCOPED_TRACE(std::string(layout == Layout::field_major ? "field-major" : "element-major") + ", align " +
+                 std::to_string(align));
+    const auto solver = c.solver(layout, fluxes::ScalarType::float64, align);
     for (int trial = 0; trial < 3; ++trial) {
       const std::vector<double> q = random_state(c, random);
       solver->set_state(q);

@@ -15,7 +15,9 @@
 //   rtdg_stage_lserk  res = a res + dt L(q); qo = q + b res   (q and qo distinct arrays)
 //   rtdg_stage_ssp    qo = alpha u0 + beta (q + dt L(q))
 //
-// Kernel arguments (T = float or double; K elements; Nfn = Nfaces * Nfp; n = components*K*Np).
+// Kernel arguments (T = float or double; K elements; Nfn = Nfaces * Nfp; n = components*K*NPS,
+// NPS = node_stride(spec): Np, or Np padded for a plan with align > 0, dg/plan.hpp; the state
+// arrays below are [K][Np] per component in that stride, their padding entries zero).
 // Every element kernel computes the elements [kb, ke) of the K (a launch covers ke - kb; the
 // solver splits a stage into the elements without and with halo faces to overlap the halo
 // exchange). halo [H][components][Nfp] holds the neighbour ranks' traces of the H halo faces
@@ -88,6 +90,13 @@ inline constexpr int max_face_orders = 64;
 // the table of face-node orders) instead of vmapP.
 inline bool face_connectivity(const Plan& plan) {
   return plan.fusion == Fusion::stage && plan.connectivity == Connectivity::faces;
+}
+
+// Bytes per real of a precision.
+inline int real_bytes(fluxes::ScalarType scalar) { return scalar == fluxes::ScalarType::float32 ? 4 : 8; }
+// The state's node stride of a spec's kernels (dg::node_stride of its plan, order and precision).
+inline int node_stride(const KernelSpec& spec) {
+  return node_stride(spec.plan, spec.element->Np, real_bytes(spec.scalar));
 }
 
 // The face codes of TF/SF faces: after the boundary conditions' codes 1 .. conditions.size().

@@ -99,6 +99,16 @@ enum class GeometryPlace : unsigned char { global, shared };
 //          At order 2 on tets 16 instead of 96 bytes per element; every face node then reads
 //          its word (shared by the face's nodes, so an L1 hit) and its table entry.
 enum class Connectivity : unsigned char { nodes, faces };
+// Fused plans: the alignment, in bytes, of each (element, component) column of the state in
+// device memory (hedge's microblocks, one column at a time): 0 leaves the columns Np reals
+// apart; A pads Np up to a multiple of A / sizeof(real) (node_stride), so every column starts
+// on an A-byte boundary of the (256-byte aligned) state arrays. The padding entries are zero
+// in every state array and no kernel writes them. With element-major state and A >= 16 a
+// block's copies move 16 bytes at a time at every order (Np = 35 at order 4 is odd: one real
+// per copy without padding), and the zeros arrive as the padding rows the tensor products
+// need. Costs (node_stride - Np) / Np more bytes per state array: at most 2.9 % at orders 2-7
+// in double with 16 bytes, 20 % in float at order 2 (Np = 10 -> 12).
+inline constexpr int max_align_bytes = 128;
 // Tensor products: the rows of an operator tile, 8 (mma.m8n8k4) or 16 (mma.m16n8k16 and
 // m16n8k4, sm_90 and newer: two 8-row fragments per instruction at twice the m8n8k4 rate on
 // Hopper, and each column fragment read from shared memory serves 16 rows; the operators' rows
@@ -183,6 +193,7 @@ struct Plan {
   int teams = 1;  // 1 .. max_teams
   GeometryPlace geometry = GeometryPlace::global;  // shared: prefetch = async only
   Connectivity connectivity = Connectivity::nodes;  // fused plans only
+  int align = 0;  // fused plans only: 0, or 8, 16, 32, 64, 128 bytes (see max_align_bytes)
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -213,7 +224,7 @@ Connectivity parse_connectivity(const std::string& text);
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
 // products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0
-// groups=1 teams=1 geometry=global connectivity=nodes" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// groups=1 teams=1 geometry=global connectivity=nodes align=0" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
 // update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
 // without products= (written before tensor products existed) is scalar, one without prefetch=
 // (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
@@ -221,7 +232,8 @@ Connectivity parse_connectivity(const std::string& text);
 // one row tile per warp item, one without k_unroll= unrolls all k steps, one without k_ahead=
 // loads no k step ahead, one without groups=
 // has one element group per block, one without teams= one team, one without geometry= reads the
-// geometry from global memory, one without connectivity= reads vmapP (nodes).
+// geometry from global memory, one without connectivity= reads vmapP (nodes), one without
+// align= has columns Np reals apart (0).
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);
@@ -229,6 +241,18 @@ std::optional<int> parse_whole_number(const std::string& text, int low, int high
 // otherwise.
 std::optional<int> parse_k_unroll(const std::string& text);
 Plan plan_from_text(const std::string& text);
+
+// The state's node stride in device memory for `plan` with reals of `real_bytes` (4 or 8):
+// Np rounded up to a multiple of plan.align / real_bytes for fused plans with align > 0, Np
+// otherwise. Value (c, k, i) of a state array sits at ((c K + k) stride + i) (field-major) or
+// ((k components + c) stride + i) (element-major); entries i >= Np are zero.
+int node_stride(const Plan& plan, int Np, int real_bytes);
+// Whether `bytes` is an align value plans accept: 0, or a power of two in 8..max_align_bytes.
+bool valid_align(int bytes);
+// The generated code's state index macro, "#define QIDX(c, k, i) ...", for a layout and node
+// stride (K, NCOMP, NP: the kernel's element count and its macros; the stride is written as NP
+// when it is Np, so unpadded plans generate the code they did before padding existed).
+std::string state_index_macro(Layout layout, int node_stride, int Np);
 
 // Elements per block actually used for a kernel whose per-element thread count is
 // `threads_per_element`, given the plan's request (0: automatic).

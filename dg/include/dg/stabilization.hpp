@@ -61,8 +61,10 @@ fluxes::Lowered lower_positive_quantity(const fluxes::Law& law, const std::vecto
 
 // The kernel source (rtdg_stabilize(real* q, const real* F [Np][Np], const real* w [Np],
 // const real* prm, int K): one element per thread/iteration), for tests and `law check`.
+// node_stride: the state's (dg::node_stride; 0: Np).
 std::string stabilization_source(const fluxes::Law& law, const std::vector<double>& parameters, const Element& element,
-                                 const Stabilization& stabilization, fluxes::ScalarType scalar, Layout layout);
+                                 const Stabilization& stabilization, fluxes::ScalarType scalar, Layout layout,
+                                 int node_stride = 0);
 
 // The compiled kernel and its operators on one backend; apply() runs it on a state in device
 // memory (the solver's, in its kernel layout).
@@ -70,12 +72,12 @@ class Stabilizer {
 public:
   Stabilizer(rtcg::Backend& backend, const Discretization& disc, const fluxes::Law& law,
              const std::vector<double>& parameters, const Stabilization& stabilization, fluxes::ScalarType scalar,
-             Layout layout);
+             Layout layout, int node_stride = 0);
   ~Stabilizer();
   Stabilizer(const Stabilizer&) = delete;
   Stabilizer& operator=(const Stabilizer&) = delete;
 
-  // q: components * K * Np values of the scalar type, in `layout`, on the backend's device.
+  // q: components * K * node stride values of the scalar type, in `layout`, on the backend's device.
   void apply(void* q) const;
   const std::string& source() const;
 

@@ -82,8 +82,14 @@ struct PlanSpace {
   // than the winner; the fragments' shared memory costs warps per SM (docs/tuning.md).
   std::vector<int> teams{1};
   // How the fused kernels find the neighbours' nodes (Plan::connectivity). Not tried by
-  // default: faces is not yet measured on a GPU (`--space connectivity=nodes,faces`).
+  // default: on the H100 (2026-11-27) faces was 2-4 % slower than nodes (median over the same
+  // plans, orders 2-5; `--space connectivity=nodes,faces`).
   std::vector<Connectivity> connectivity{Connectivity::nodes};
+  // The state columns' alignment in bytes (Plan::align), 0 or powers of two 8..128. A value is
+  // tried only where it changes the node stride (and differs from a smaller value's), so at an
+  // order whose Np is already a multiple it adds nothing to the sweep. Default: 0 only
+  // (`--space align=0,16` tries padding).
+  std::vector<int> align{0};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -101,7 +107,7 @@ struct PlanSpace {
 // A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
-// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity (values as in plan texts: k_unroll=all,2). Throws
+// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align (values as in plan texts: k_unroll=all,2). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
@@ -110,12 +116,12 @@ inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
 // operators, derivative, products, prefetch, tile_rows, directions, row_tiles, k_unroll (0:
-// all), groups, teams, geometry, connectivity; enums as their integer values). A point without products (stored before
+// all), groups, teams, geometry, connectivity, align; enums as their integer values). A point without products (stored before
 // tensor products existed) is a scalar plan, one without prefetch does not prefetch, one
 // without tile_rows has 8-row tiles, one without directions computes them jointly, one without
 // row_tiles has one row tile per warp item, one without k_unroll unrolls all k steps, one
 // without groups has one group per block, one without teams one team, one without geometry reads
-// it from global memory.
+// it from global memory, one without connectivity reads vmapP, one without align is not padded.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 

@@ -14,8 +14,8 @@
 
 namespace rtdg::dg {
 
-// The reduction over the K * Np nodes of a state in `layout` with `components` components of
-// `scalar` type. Its arguments, in order: the state q, the node coordinates xyz [dim][K][Np], the
+// The reduction over the K * Np nodes of a state in `layout` (node stride `node_stride`, 0: Np;
+// dg::node_stride) with `components` components of `scalar` type. Its arguments, in order: the state q, the node coordinates xyz [dim][K][Np], the
 // run-time parameters prm (pointers to `scalar`) and K (int). It yields max |speed| over the nodes,
 // NaN when a node's speed is NaN (NaN wins every comparison), 0 for no nodes. The expression is
 // evaluated at t = 0 (the host evaluation's time; the law's speed does not depend on t in
@@ -24,6 +24,6 @@ namespace rtdg::dg {
 // material sets the speed. Throws fluxes::Error when the law's expression does not lower.
 rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vector<double>& parameters, int Np,
                                          fluxes::ScalarType scalar, Layout layout,
-                                         const std::vector<bool>& per_element = {});
+                                         const std::vector<bool>& per_element = {}, int node_stride = 0);
 
 }  // namespace rtdg::dg

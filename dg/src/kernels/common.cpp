@@ -139,8 +139,9 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
   // Per-element parameters follow the P uniform ones in prm (KernelSpec::per_element).
   if (std::find(spec.per_element.begin(), spec.per_element.end(), true) != spec.per_element.end())
     w.line("#define NPRM " + std::to_string(law.parameters.size()));
-  if (spec.plan.layout == Layout::field_major) w.line("#define QIDX(c, k, i) (((c) * K + (k)) * NP + (i))");
-  else w.line("#define QIDX(c, k, i) (((k) * NCOMP + (c)) * NP + (i))");
+  const int stride = node_stride(spec);
+  if (stride != element.Np) w.line("#define NPS " + std::to_string(stride) + "  // the state's node stride (Np padded)");
+  w.line(state_index_macro(spec.plan.layout, stride, element.Np));
   // RTDG_VMAPP(k, f, m, stride): vmapP of face node m (of face f) of element k, with stride NP,
   // or NCOMP * NFP on a halo face. Face connectivity: the face's word w (after the FACE_ORDERS
   // x NFP table of face-node orders) gives (w / FACE_ORDERS) * stride + table[w % FACE_ORDERS][m - f NFP].

@@ -777,31 +777,35 @@ void write_zero_padding(rtcg::SourceWriter& w, const std::string& buffer, const 
 // against one: the best plan 1-4 % faster at orders 2-3, the median over 35-36 plans 0.7-2 %.)
 int state_copy_width(const KernelSpec& spec, const Scratch& sc) {
   if (spec.plan.layout != Layout::element_major) return 1;
-  const int Np = spec.element->Np;
+  const int stride = node_stride(spec);  // Np, or Np padded (Plan::align)
+  if (stride > sc.ldq) return 1;         // a column of the copy must fit in one of sq
   int width = spec.scalar == fluxes::ScalarType::float32 ? 4 : 2;
-  while (width > 1 && (Np % width != 0 || sc.ldq % width != 0)) width /= 2;
+  while (width > 1 && (stride % width != 0 || sc.ldq % width != 0)) width /= 2;
   return width;
 }
 
 // The state of the NE elements from element `base` on into `state` ([NCOLP][LDQ], padding zero);
 // async: as RTDG_ASYNC_COPY, or with `width` > 1 (state_copy_width) `width` reals at a time
-// (RTDG_ASYNC_COPY_STATE), then the padding.
+// (RTDG_ASYNC_COPY_STATE), then the padding. With a padded node stride (Plan::align) the
+// copies move whole columns of NPS reals, whose last NPS - NP are the state's zero padding, so
+// only the rows from NPS on are zeroed here.
 void write_state_loads(rtcg::SourceWriter& w, const std::string& base, const std::string& state, bool async,
                        const KernelSpec& spec, const Scratch& sc) {
   const int width = async ? state_copy_width(spec, sc) : 1;
   if (width > 1) {
-    const int Np = spec.element->Np;
+    const int stride = node_stride(spec);
+    const std::string S = stride == spec.element->Np ? "NP" : "NPS";
     const int columns = sc.ne * static_cast<int>(spec.law->state_components());
     const std::string W = str(width);
     {
-      auto load = w.block("RTDG_SLOTS(s, NE * NCOMP * NP / " + W + ")");
-      w.line("const int col = s / (NP / " + W + ");");
-      w.line("const int i = " + W + " * s - col * NP;");
+      auto load = w.block("RTDG_SLOTS(s, NE * NCOMP * " + S + " / " + W + ")");
+      w.line("const int col = s / (" + S + " / " + W + ");");
+      w.line("const int i = " + W + " * s - col * " + S + ";");
       w.line("if (" + base + " + col / NCOMP < ke) RTDG_ASYNC_COPY_STATE(" + state + " + col * LDQ + i, q + (" + base +
-             ") * (NCOMP * NP) + " + W + " * s);");
+             ") * (NCOMP * " + S + ") + " + W + " * s);");
       w.line("else for (int r = 0; r < " + W + "; ++r) " + state + "[col * LDQ + i + r] = real(0);");
     }
-    write_zero_padding(w, state, "LDQ", sc.ldq, "NP", Np, "NE * NCOMP", sc.ncolp > columns);
+    write_zero_padding(w, state, "LDQ", sc.ldq, S, stride, "NE * NCOMP", sc.ncolp > columns);
     return;
   }
   auto load = w.block("RTDG_SLOTS(s, NCOLP * LDQ)");

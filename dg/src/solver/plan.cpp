@@ -93,7 +93,7 @@ std::string to_text(const Plan& plan) {
          << " k_unroll=" << (plan.k_unroll == 0 ? std::string("all") : std::to_string(plan.k_unroll))
          << " k_ahead=" << plan.k_ahead
          << " groups=" << plan.groups_per_block << " teams=" << plan.teams << " geometry=" << to_string(plan.geometry)
-         << " connectivity=" << to_string(plan.connectivity);
+         << " connectivity=" << to_string(plan.connectivity) << " align=" << plan.align;
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -153,6 +153,12 @@ Plan plan_from_text(const std::string& text) {
     if (words.count("teams")) plan.teams = number("teams", 1, max_teams);
     if (words.count("geometry")) plan.geometry = parse_geometry(take("geometry"));
     if (words.count("connectivity")) plan.connectivity = parse_connectivity(take("connectivity"));
+    if (words.count("align")) {
+      plan.align = number("align", 0, max_align_bytes);
+      if (!valid_align(plan.align))
+        throw Error("plan '" + text + "': align=" + std::to_string(plan.align) +
+                    " is not 0 or a power of two from 8 to " + std::to_string(max_align_bytes) + " (bytes)");
+    }
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -160,6 +166,23 @@ Plan plan_from_text(const std::string& text) {
   }
   if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
   return plan;
+}
+
+bool valid_align(int bytes) {
+  if (bytes == 0) return true;
+  return bytes >= 8 && bytes <= max_align_bytes && (bytes & (bytes - 1)) == 0;
+}
+
+int node_stride(const Plan& plan, int Np, int real_bytes) {
+  if (plan.fusion != Fusion::stage || plan.align <= real_bytes) return Np;
+  const int reals = plan.align / real_bytes;
+  return (Np + reals - 1) / reals * reals;
+}
+
+std::string state_index_macro(Layout layout, int node_stride, int Np) {
+  const std::string stride = node_stride == Np ? std::string("NP") : std::to_string(node_stride);
+  if (layout == Layout::field_major) return "#define QIDX(c, k, i) (((c) * K + (k)) * " + stride + " + (i))";
+  return "#define QIDX(c, k, i) (((k) * NCOMP + (c)) * " + stride + " + (i))";
 }
 
 int elements_per_block(int requested, int threads_per_element) {
@@ -189,7 +212,8 @@ std::string Plan::describe() const {
                                   : std::string()) +
            (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string()) +
            (geometry == GeometryPlace::shared ? ", geometry shared" : "") +
-           (connectivity == Connectivity::faces ? ", face connectivity" : "");
+           (connectivity == Connectivity::faces ? ", face connectivity" : "") +
+           (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block";

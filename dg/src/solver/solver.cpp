@@ -25,6 +25,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -73,6 +74,17 @@ std::vector<double> evaluate_at_nodes(const fluxes::Lowered& piece, const Discre
   return values;
 }
 
+// Where value (c, k, i) of a state array sits: the plan's layout and node stride (Np, or Np
+// padded: dg::node_stride). The host layout is {field_major, Np}.
+struct StateLayout {
+  Layout layout = Layout::field_major;
+  int stride = 0;
+  friend bool operator==(const StateLayout&, const StateLayout&) = default;
+  std::size_t index(int components, int K, int c, int k, int i) const {
+    return layout == Layout::field_major ? flat(c, K, k, stride, i) : flat(k, components, c, stride, i);
+  }
+};
+
 // The base class the precision-specific implementation derives from.
 struct Engine {
   virtual ~Engine() = default;
@@ -100,15 +112,17 @@ struct Engine {
                       const std::function<std::vector<double>(const std::vector<double>&)>& relayout,
                       bool keep_state) = 0;
 
-  // Device copies of the state for tuners, one per (slot, layout): slot 0 the kept state,
-  // slot 1 a reference change. Values in that layout.
-  virtual bool has_saved(int slot, Layout layout) const = 0;
-  virtual void save_state(int slot) = 0;                    // saved = q (current layout); the other layout's dropped
+  // Device copies of the state for tuners, one per (slot, state layout): slot 0 the kept
+  // state, slot 1 a reference change. Values in that layout.
+  virtual bool has_saved(int slot, const StateLayout& layout) const = 0;
+  virtual void save_state(int slot) = 0;                    // saved = q (current layout); other layouts' dropped
   virtual void save_change(int slot, int base) = 0;         // saved = q - saved[base]
   virtual void restore_state(int slot) = 0;                 // q = saved
   virtual void release_saved() = 0;                         // frees every saved copy
-  virtual std::vector<double> download_saved(int slot, Layout layout) const = 0;
-  virtual void upload_saved(int slot, Layout layout, const std::vector<double>& values) = 0;
+  // A layout of which slot `slot` holds a copy, if any.
+  virtual std::optional<StateLayout> saved_layout(int slot) const = 0;
+  virtual std::vector<double> download_saved(int slot, const StateLayout& layout) const = 0;
+  virtual void upload_saved(int slot, const StateLayout& layout, const std::vector<double>& values) = 0;
   // {max |(q - saved[base]) - saved[change]|, max |saved[change]|}, NaN when a value is NaN.
   virtual std::pair<double, double> compare_change(int base, int change) const = 0;
 };
@@ -120,12 +134,14 @@ struct EngineT final : Engine {
   GeneratedKernels generated;  // the kernels in use (a copy: set_plan swaps them)
   Integrator integrator;
   Plan plan;
-  int K, dim, components;
-  std::size_t n;
+  int K, dim, components, Np;
+  std::size_t n;  // values per state array: components x K x the plan's node stride
   std::shared_ptr<const rtcg::Module> module;
   std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp, stage_lserk, stage_ssp, pack_halo;
   // q: the state. rhs_: L(q) (unfused), or scratch. q_alt: the fused kernels' output state
-  // (swapped with q after each stage). u1, u2: SSP-RK3 stage states.
+  // (swapped with q after each stage). u1, u2: SSP-RK3 stage states. All in the plan's state
+  // layout; with a padded node stride (Plan::align) their padding entries are zero from the
+  // start and no kernel writes them (the fused kernels' copies rely on it).
   rtcg::Array<T> q, rhs_, res, q_alt, u1, u2;
   rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
@@ -149,11 +165,11 @@ struct EngineT final : Engine {
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
 
   EngineT(rtcg::Backend& b, const GeneratedKernels& kernels, const Geometry& geometry, Integrator integ,
-          const Plan& p, int K_, int dim_, int components_, std::size_t n_, const std::vector<std::int32_t>& pack,
+          const Plan& p, int K_, int dim_, int components_, int Np_, const std::vector<std::int32_t>& pack,
           std::size_t halo_values, HaloExchange* exchange_)
-      : backend(b), generated(kernels), integrator(integ), plan(p), K(K_), dim(dim_), components(components_), n(n_),
-        q(b, n_), rhs_(b, n_), res(b, n_), q_alt(b, 1), u1(b, integ == Integrator::ssprk3 ? n_ : 1),
-        u2(b, integ == Integrator::ssprk3 ? n_ : 1),
+      : backend(b), generated(kernels), integrator(integ), plan(p), K(K_), dim(dim_), components(components_), Np(Np_),
+        n(state_size(p)), q(b, n), rhs_(b, n), res(b, n), q_alt(b, 1), u1(b, integ == Integrator::ssprk3 ? n : 1),
+        u2(b, integ == Integrator::ssprk3 ? n : 1),
         drdx(rtcg::Array<T>::from_host(b, convert(geometry.drdx))), xyz(rtcg::Array<T>::from_host(b, convert(geometry.xyz))),
         D(rtcg::Array<T>::from_host(b, convert(geometry.D))), LIFT(rtcg::Array<T>::from_host(b, convert(geometry.LIFT))),
         DT(rtcg::Array<T>::from_host(b, convert(geometry.DT))), LT(rtcg::Array<T>::from_host(b, convert(geometry.LT))),
@@ -183,10 +199,13 @@ struct EngineT final : Engine {
     prepare_connectivity(plan);
     load_kernels();
     update_shape_ = make_update_shape();
-    q.fill(T(0));
-    res.fill(T(0));
-    rhs_.fill(T(0));
+    for (rtcg::Array<T>* a : {&q, &res, &rhs_, &u1, &u2}) a->fill(T(0));
   }
+
+  // Where the state's values sit for plan `p`, and how many a state array holds.
+  StateLayout layout_of(const Plan& p) const { return {p.layout, node_stride(p, Np, static_cast<int>(sizeof(T)))}; }
+  StateLayout state_layout() const { return layout_of(plan); }
+  std::size_t state_size(const Plan& p) const { return count(components, K, layout_of(p).stride); }
 
   static std::shared_ptr<const rtcg::Module> compile(rtcg::Backend& b, const GeneratedKernels& kernels) {
     rtcg::Program program;
@@ -204,7 +223,10 @@ struct EngineT final : Engine {
     if (generated.fusion == Fusion::stage) {
       stage_lserk = module->kernel("rtdg_stage_lserk");
       stage_ssp = module->kernel("rtdg_stage_ssp");
-      if (q_alt.size() != n) q_alt = rtcg::Array<T>(backend, n);
+      if (q_alt.size() != n) {
+        q_alt = rtcg::Array<T>(backend, n);
+        q_alt.fill(T(0));  // its padding (Plan::align) is read as zeros
+      }
     } else {
       volume = module->kernel("rtdg_volume");
       surface = module->kernel("rtdg_surface");
@@ -215,16 +237,25 @@ struct EngineT final : Engine {
   }
 
   // Switches to other kernels (same law, element and precision): the state is kept, moved to
-  // the new layout by the caller (`relayout` maps old kernel-layout values to new ones).
+  // the new layout by the caller (`relayout` maps old kernel-layout values to new ones). A new
+  // node stride (Plan::align) reallocates the state arrays.
   void replan(const GeneratedKernels& kernels, const Plan& p,
               const std::function<std::vector<double>(const std::vector<double>&)>& relayout, bool keep_state) override {
     auto compiled = compile(backend, kernels);  // may throw: nothing has changed yet
     prepare_connectivity(p);                    // may throw too (a mesh it cannot compress)
-    const bool same_layout = p.layout == plan.layout || !keep_state;
+    const bool same_layout = layout_of(p) == state_layout() || !keep_state;
     std::vector<double> state;
     if (!same_layout) state = download_state();  // through the host only when the layout changes
     generated = kernels;
     plan = p;
+    if (state_size(p) != n) {
+      n = state_size(p);
+      for (rtcg::Array<T>* a : {&q, &res, &rhs_}) *a = rtcg::Array<T>(backend, n);
+      if (integrator == Integrator::ssprk3)
+        for (rtcg::Array<T>* a : {&u1, &u2}) *a = rtcg::Array<T>(backend, n);
+      for (rtcg::Array<T>* a : {&q, &rhs_, &u1, &u2}) a->fill(T(0));
+      q_alt = rtcg::Array<T>(backend, 1);  // use() makes it n long again for a fused plan
+    }
     use(std::move(compiled));
     update_shape_ = make_update_shape();
     if (!same_layout) upload_state(relayout(state));
@@ -237,7 +268,6 @@ struct EngineT final : Engine {
     if (!face_connectivity(p) || face_words.size() > 0 || K == 0) return;
     const int Nfaces = static_cast<int>(bcode.size()) / K;
     const int Nfp = static_cast<int>(vmapP.size()) / K / Nfaces;
-    const int Np = static_cast<int>(n) / K / components;
     face_words = rtcg::Array<std::int32_t>::from_host(
         backend, compressed_connectivity(vmapP.to_host(), bcode.to_host(), K, Nfaces, Nfp, Np, components));
   }
@@ -464,18 +494,33 @@ struct EngineT final : Engine {
 
   bool finite() const override { return std::isfinite(static_cast<double>(rtcg::sum(q))); }
 
-  std::optional<rtcg::Array<T>> saved[2][2];  // [slot][layout]
+  // [slot]: the slot's copies, at most one per state layout (ensure_saved adds the current
+  // layout's to a slot saved under another plan).
+  std::vector<std::pair<StateLayout, rtcg::Array<T>>> saved[2];
   mutable std::unique_ptr<rtcg::ElementwiseKernel> difference_kernel;
   mutable std::unique_ptr<rtcg::ReductionKernel<T>> change_kernel;
 
-  static int layout_index(Layout layout) { return layout == Layout::element_major ? 1 : 0; }
-  bool has_saved(int slot, Layout layout) const override { return saved[slot][layout_index(layout)].has_value(); }
+  const rtcg::Array<T>* find_saved(int slot, const StateLayout& layout) const {
+    for (const auto& [l, copy] : saved[slot])
+      if (l == layout) return &copy;
+    return nullptr;
+  }
+  const rtcg::Array<T>& saved_here(int slot) const {
+    const rtcg::Array<T>* copy = find_saved(slot, state_layout());
+    if (!copy) throw Error("internal: no saved state in the current layout");
+    return *copy;
+  }
+  bool has_saved(int slot, const StateLayout& layout) const override { return find_saved(slot, layout) != nullptr; }
+  std::optional<StateLayout> saved_layout(int slot) const override {
+    if (saved[slot].empty()) return std::nullopt;
+    return saved[slot].front().first;
+  }
   void save_state(int slot) override {
-    saved[slot][layout_index(plan.layout)] = q.clone();
-    saved[slot][1 - layout_index(plan.layout)].reset();
+    saved[slot].clear();
+    saved[slot].emplace_back(state_layout(), q.clone());
   }
   void save_change(int slot, int base) override {
-    const rtcg::Array<T>& from = *saved[base][layout_index(plan.layout)];
+    const rtcg::Array<T>& from = saved_here(base);
     rtcg::Array<T> change(backend, n);
     if (!difference_kernel) {
       const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
@@ -483,25 +528,30 @@ struct EngineT final : Engine {
           backend, type + "* d, const " + type + "* x, const " + type + "* y", "d[i] = x[i] - y[i]", "rtdg_difference");
     }
     (*difference_kernel)(change, q, from);
-    saved[slot][layout_index(plan.layout)] = std::move(change);
-    saved[slot][1 - layout_index(plan.layout)].reset();
+    saved[slot].clear();
+    saved[slot].emplace_back(state_layout(), std::move(change));
   }
-  void restore_state(int slot) override { q.copy_from(saved[slot][layout_index(plan.layout)]->view()); }
+  void restore_state(int slot) override { q.copy_from(saved_here(slot).view()); }
   void release_saved() override {
-    for (auto& slot : saved)
-      for (auto& copy : slot) copy.reset();
+    for (auto& slot : saved) slot.clear();
   }
-  std::vector<double> download_saved(int slot, Layout layout) const override {
-    const std::vector<T> values = saved[slot][layout_index(layout)]->to_host();
+  std::vector<double> download_saved(int slot, const StateLayout& layout) const override {
+    const rtcg::Array<T>* copy = find_saved(slot, layout);
+    if (!copy) throw Error("internal: no saved state in the requested layout");
+    const std::vector<T> values = copy->to_host();
     return std::vector<double>(values.begin(), values.end());
   }
-  void upload_saved(int slot, Layout layout, const std::vector<double>& values) override {
-    saved[slot][layout_index(layout)] = rtcg::Array<T>::from_host(backend, convert(values));
+  void upload_saved(int slot, const StateLayout& layout, const std::vector<double>& values) override {
+    for (auto& [l, copy] : saved[slot])
+      if (l == layout) {
+        copy = rtcg::Array<T>::from_host(backend, convert(values));
+        return;
+      }
+    saved[slot].emplace_back(layout, rtcg::Array<T>::from_host(backend, convert(values)));
   }
   std::pair<double, double> compare_change(int base, int change) const override {
-    const int l = layout_index(plan.layout);
-    const rtcg::Array<T>& from = *saved[base][l];
-    const rtcg::Array<T>& reference = *saved[change][l];
+    const rtcg::Array<T>& from = saved_here(base);
+    const rtcg::Array<T>& reference = saved_here(change);
     if (!change_kernel) {
       const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
       // |(q - q0) - dq|, the difference computed in the kernel's precision as the host would.
@@ -518,7 +568,7 @@ struct EngineT final : Engine {
   double max_wave_speed(const rtcg::ReductionSpec& spec) const override {
     if (!speed_kernel || speed_kernel->engine().spec().preamble != spec.preamble)
       speed_kernel = std::make_unique<rtcg::ReductionKernel<T>>(backend, spec);
-    const std::size_t nodes = n / static_cast<std::size_t>(components);
+    const std::size_t nodes = count(K, Np);
     rtcg::Array<T> result(backend, 1);
     // Pointers, not arrays: q, xyz and prm differ in size from the K * Np nodes reduced over.
     speed_kernel->launch_into(nodes, result.view(), static_cast<const T*>(q.data()), static_cast<const T*>(xyz.data()),
@@ -564,36 +614,37 @@ struct Solver::Impl {
 
   Impl(rtcg::Backend& b, const Discretization& d, const SolverSetup& s) : backend(b), disc(d), setup(s) {}
 
+  // Where the kernels keep the state (the plan's layout and node stride), and the host layout
+  // [component][K][Np].
+  StateLayout state_layout() const { return layout_of(setup.plan); }
+  StateLayout layout_of(const Plan& plan) const {
+    return {plan.layout, node_stride(plan, disc.element.Np, real_bytes(setup.scalar))};
+  }
+  StateLayout host_layout() const { return {Layout::field_major, disc.element.Np}; }
+
   // Index in the kernel layout of host index (c * K + k) * Np + i.
-  std::size_t device_index(int c, int k, int i) const {
-    if (setup.plan.layout == Layout::field_major) return flat(c, disc.K, k, disc.element.Np, i);
-    return flat(k, components, c, disc.element.Np, i);
-  }
+  std::size_t device_index(int c, int k, int i) const { return state_layout().index(components, disc.K, c, k, i); }
 
-  // The host layout [component][K][Np] is the field-major kernel layout.
   std::vector<double> to_device_layout(std::span<const double> values) const {
-    return convert_layout({values.begin(), values.end()}, Layout::field_major, setup.plan.layout);
+    return convert_layout({values.begin(), values.end()}, host_layout(), state_layout());
   }
 
-  // Values in kernel layout `from` as kernel layout `to`.
-  std::vector<double> convert_layout(const std::vector<double>& values, Layout from, Layout to) const {
+  // Values in state layout `from` as state layout `to` (padding entries zero).
+  std::vector<double> convert_layout(const std::vector<double>& values, const StateLayout& from,
+                                     const StateLayout& to) const {
     if (from == to) return values;
-    std::vector<double> out(values.size());
     const int K = disc.K, Np = disc.element.Np;
+    std::vector<double> out(count(components, K, to.stride), 0.0);
     for (int c = 0; c < components; ++c)
       for (int k = 0; k < K; ++k)
-        for (int i = 0; i < Np; ++i) {
-          const std::size_t fm = flat(c, K, k, Np, i), em = flat(k, components, c, Np, i);
-          if (from == Layout::field_major) out[em] = values[fm];
-          else out[fm] = values[em];
-        }
+        for (int i = 0; i < Np; ++i) out[to.index(components, K, c, k, i)] = values[from.index(components, K, c, k, i)];
     return out;
   }
 
   void ensure_saved(int slot, const char* what);
 
   std::vector<double> to_host_layout(const std::vector<double>& values) const {
-    return convert_layout(values, setup.plan.layout, Layout::field_major);
+    return convert_layout(values, state_layout(), host_layout());
   }
 };
 
@@ -772,17 +823,16 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   const std::size_t halo_values = count(static_cast<long long>(pack.size() / 2), s.components, element.Nfp);
   s.face_codes = geometry.bcode;
 
-  const std::size_t n = count(s.components, K, Np);
   HaloExchange* exchange = setup.halo.exchange;
   if (setup.scalar == fluxes::ScalarType::float32)
     s.engine = std::make_unique<EngineT<float>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim,
-                                                s.components, n, pack, halo_values, exchange);
+                                                s.components, Np, pack, halo_values, exchange);
   else
     s.engine = std::make_unique<EngineT<double>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim,
-                                                 s.components, n, pack, halo_values, exchange);
+                                                 s.components, Np, pack, halo_values, exchange);
   if (setup.stabilization.active()) {
     s.stabilizer = std::make_unique<Stabilizer>(backend, disc, law, setup.parameters, setup.stabilization, setup.scalar,
-                                                setup.plan.layout);
+                                                setup.plan.layout, s.state_layout().stride);
     s.engine->after_stage = [&s](void* state) { s.stabilizer->apply(state); };
   }
 }
@@ -813,7 +863,9 @@ void Solver::set_state(std::span<const double> values) {
 std::vector<double> Solver::state() const { return impl_->to_host_layout(impl_->engine->download_state()); }
 
 Solver::DeviceState Solver::device_state() const {
-  return DeviceState{impl_->engine->state_data(), size(), impl_->setup.scalar};
+  const StateLayout layout = impl_->state_layout();
+  return DeviceState{impl_->engine->state_data(), count(impl_->components, impl_->disc.K, layout.stride),
+                     impl_->setup.scalar};
 }
 
 std::size_t Solver::device_index(int component, int element, int node) const {
@@ -852,7 +904,8 @@ double Solver::max_wave_speed() const {
   // state to the host for it would cost more than the steps themselves on a GPU.
   return impl_->engine->max_wave_speed(wave_speed_reduction(*impl_->setup.law, impl_->setup.parameters,
                                                             impl_->disc.element.Np, impl_->setup.scalar,
-                                                            impl_->setup.plan.layout, impl_->spec.per_element));
+                                                            impl_->setup.plan.layout, impl_->spec.per_element,
+                                                            impl_->state_layout().stride));
 }
 
 double Solver::stable_dt(double cfl) const {
@@ -881,17 +934,17 @@ void Solver::set_plan(const Plan& plan, StateOnReplan state) {
   KernelSpec spec = s.spec;
   spec.plan = plan;
   GeneratedKernels kernels = generate_kernels(spec);
-  const Plan old_plan = s.setup.plan;
-  // The state moves from the old layout through the host layout to the new one (or not at
-  // all when the caller sets it next).
+  const StateLayout old_layout = s.state_layout(), new_layout = s.layout_of(plan);
+  // The state moves from the old layout to the new one on the host (or not at all when the
+  // caller sets it next).
   auto relayout = [&](const std::vector<double>& values) {
-    if (state == StateOnReplan::discard) return std::vector<double>(values.size(), 0.0);
-    return s.convert_layout(values, old_plan.layout, plan.layout);
+    if (state == StateOnReplan::discard) return std::vector<double>(count(s.components, s.disc.K, new_layout.stride), 0.0);
+    return s.convert_layout(values, old_layout, new_layout);
   };
   std::unique_ptr<Stabilizer> stabilizer;
-  if (s.stabilizer && plan.layout != old_plan.layout)
+  if (s.stabilizer && !(new_layout == old_layout))
     stabilizer = std::make_unique<Stabilizer>(s.backend, s.disc, *s.setup.law, s.setup.parameters, s.setup.stabilization,
-                                              s.setup.scalar, plan.layout);
+                                              s.setup.scalar, plan.layout, new_layout.stride);
   s.engine->replan(kernels, plan, relayout, state == StateOnReplan::keep);
   if (stabilizer) s.stabilizer = std::move(stabilizer);
   s.kernels = std::move(kernels);
@@ -906,11 +959,11 @@ constexpr int kept_slot = 0, change_slot = 1;
 // A saved slot in the current layout, converted (once, through the host) from the other
 // layout's copy when only that one exists.
 void Solver::Impl::ensure_saved(int slot, const char* what) {
-  const Layout now = setup.plan.layout;
+  const StateLayout now = state_layout();
   if (engine->has_saved(slot, now)) return;
-  const Layout other = now == Layout::field_major ? Layout::element_major : Layout::field_major;
-  if (!engine->has_saved(slot, other)) throw Error(std::string("no ") + what + " kept on the device: call keep_state first");
-  engine->upload_saved(slot, now, convert_layout(engine->download_saved(slot, other), other, now));
+  const std::optional<StateLayout> other = engine->saved_layout(slot);
+  if (!other) throw Error(std::string("no ") + what + " kept on the device: call keep_state first");
+  engine->upload_saved(slot, now, convert_layout(engine->download_saved(slot, *other), *other, now));
 }
 
 void Solver::keep_state() { impl_->engine->save_state(kept_slot); }

@@ -13,7 +13,8 @@
 namespace rtdg::dg {
 
 rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vector<double>& parameters, int Np,
-                                         fluxes::ScalarType scalar, Layout layout, const std::vector<bool>& per_element) {
+                                         fluxes::ScalarType scalar, Layout layout, const std::vector<bool>& per_element,
+                                         int node_stride) {
   const fluxes::Lowered piece = fluxes::lower_max_wave_speed(law, parameters, per_element);
   const int components = static_cast<int>(law.state_components());
   const std::string type = fluxes::c_type(scalar);
@@ -28,8 +29,8 @@ rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vect
   // Per-element parameters follow the P uniform ones in prm, named prm[NPRM + p * K + k].
   if (std::find(per_element.begin(), per_element.end(), true) != per_element.end())
     w.line("#define NPRM " + std::to_string(law.parameters.size()));
-  if (layout == Layout::field_major) w.line("#define QIDX(c, k, i) (((c) * K + (k)) * NP + (i))");
-  else w.line("#define QIDX(c, k, i) (((k) * NCOMP + (c)) * NP + (i))");
+  const int stride = node_stride > 0 ? node_stride : Np;
+  w.line(state_index_macro(layout, stride, Np));
   {
     auto function = w.block("RTCG_DEVICE real rtdg_wave_speed(const real* q, const real* xyz, const real* prm, int K, "
                             "long long node)");
@@ -54,7 +55,8 @@ rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vect
 
   rtcg::ReductionSpec spec;
   spec.name = "rtdg_wave_speed_" + kernels::identifier_text(law.name) +
-              (layout == Layout::field_major ? "_fm" : "_em") + (scalar == fluxes::ScalarType::float32 ? "_f32" : "_f64");
+              (layout == Layout::field_major ? "_fm" : "_em") + (stride != Np ? "_s" + std::to_string(stride) : "") +
+              (scalar == fluxes::ScalarType::float32 ? "_f32" : "_f64");
   spec.type = scalar == fluxes::ScalarType::float32 ? rtcg::ScalarType::f32 : rtcg::ScalarType::f64;
   spec.neutral = "0";
   // NaN wins: `a != a` holds only for NaN, and a NaN b fails `a > b`, so b is taken.

@@ -96,7 +96,7 @@ fluxes::Lowered lower_positive_quantity(const fluxes::Law& law, const std::vecto
 }
 
 std::string stabilization_source(const fluxes::Law& law, const std::vector<double>& parameters, const Element& element,
-                                 const Stabilization& st, fluxes::ScalarType scalar, Layout layout) {
+                                 const Stabilization& st, fluxes::ScalarType scalar, Layout layout, int node_stride) {
   const int components = static_cast<int>(law.state_components());
   std::vector<fluxes::Lowered> positive;
   for (std::size_t j = 0; j < st.positive.size(); ++j)
@@ -109,8 +109,7 @@ std::string stabilization_source(const fluxes::Law& law, const std::vector<doubl
   w.line(std::string("typedef ") + fluxes::c_type(scalar) + " real;");
   w.line("#define NP " + std::to_string(element.Np));
   w.line("#define NCOMP " + std::to_string(components));
-  if (layout == Layout::field_major) w.line("#define QIDX(c, k, i) (((c) * K + (k)) * NP + (i))");
-  else w.line("#define QIDX(c, k, i) (((k) * NCOMP + (c)) * NP + (i))");
+  w.line(state_index_macro(layout, node_stride > 0 ? node_stride : element.Np, element.Np));
   w.line();
   w.line("RTCG_KERNEL(rtdg_stabilize)(real* RTCG_RESTRICT q, const real* RTCG_RESTRICT F, const real* RTCG_RESTRICT w, "
          "const real* RTCG_RESTRICT prm, int K)");
@@ -180,10 +179,10 @@ struct Stabilizer::Impl {
 
 Stabilizer::Stabilizer(rtcg::Backend& backend, const Discretization& disc, const fluxes::Law& law,
                        const std::vector<double>& parameters, const Stabilization& st, fluxes::ScalarType scalar,
-                       Layout layout)
+                       Layout layout, int node_stride)
     : impl_(std::make_unique<Impl>(backend, scalar, disc.K)) {
   Impl& s = *impl_;
-  s.source = stabilization_source(law, parameters, disc.element, st, scalar, layout);
+  s.source = stabilization_source(law, parameters, disc.element, st, scalar, layout, node_stride);
   rtcg::Program program;
   program.name = "dg_" + kernels::identifier_text(law.name) + "_stabilize_N" + std::to_string(disc.element.N) +
                  (scalar == fluxes::ScalarType::float32 ? "_f32" : "_f64");

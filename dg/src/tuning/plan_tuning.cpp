@@ -152,6 +152,13 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   else if (name == "teams") space.teams = numbers(1, max_teams);
   else if (name == "geometry") space.geometry = names(parse_geometry);
   else if (name == "connectivity") space.connectivity = names(parse_connectivity);
+  else if (name == "align") {
+    space.align = numbers(0, max_align_bytes);
+    for (const int bytes : space.align)
+      if (!valid_align(bytes))
+        throw Error("plan space '" + text + "': align values are 0 or powers of two from 8 to " +
+                    std::to_string(max_align_bytes) + " (bytes), not " + std::to_string(bytes));
+  }
   else if (name == "prune") {
     if (values.size() != 1 || (values[0] != "on" && values[0] != "off"))
       throw Error("plan space '" + text + "': prune is on or off (one value)");
@@ -159,7 +166,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, connectivity, prune");
+                "groups, teams, geometry, connectivity, align, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -180,7 +187,8 @@ Point point_of(const Plan& plan) {
                {"groups", fused ? plan.groups_per_block : 1},
                {"teams", fused ? plan.teams : 1},
                {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0},
-               {"connectivity", fused ? static_cast<std::int64_t>(plan.connectivity) : 0}};
+               {"connectivity", fused ? static_cast<std::int64_t>(plan.connectivity) : 0},
+               {"align", fused ? plan.align : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -245,6 +253,11 @@ Plan plan_of(const Point& point) {
     if (connectivity_value < 0 || connectivity_value > static_cast<std::int64_t>(Connectivity::faces))
       throw Error("a DG plan point with an unknown connectivity value: " + rtcg::tune::to_string(point));
     plan.connectivity = static_cast<Connectivity>(connectivity_value);
+    const auto align = point.find("align");
+    plan.align = align != point.end() ? static_cast<int>(align->second) : 0;
+    if (!valid_align(plan.align))
+      throw Error("a DG plan point with an align value that is not 0 or a power of two in 8.." +
+                  std::to_string(max_align_bytes) + ": " + rtcg::tune::to_string(point));
   }
   return plan;
 }
@@ -317,6 +330,10 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> connectivity = ints(space.connectivity);
   if (std::find(connectivity.begin(), connectivity.end(), 0) == connectivity.end())
     connectivity.insert(connectivity.begin(), 0);
+  std::vector<std::int64_t> align = ints(space.align);
+  std::erase_if(align, [](std::int64_t a) { return !valid_align(static_cast<int>(a)); });
+  if (std::find(align.begin(), align.end(), 0) == align.end()) align.insert(align.begin(), 0);
+  const int real_size = is_single(solver) ? 4 : 8;
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
@@ -338,7 +355,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("groups", groups)
       .parameter("teams", teams)
       .parameter("geometry", geometry)
-      .parameter("connectivity", connectivity);
+      .parameter("connectivity", connectivity)
+      .parameter("align", align);
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
                  [=](const Point& p) {
@@ -349,7 +367,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint("unfused plans have no fused-kernel choices", [](const Point& p) {
     return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0 &&
-                                   p.at("connectivity") == 0);
+                                   p.at("connectivity") == 0 && p.at("align") == 0);
   });
   out.constraint("tensor products: one node per thread", [](const Point& p) {
     return p.at("products") == 0 || p.at("nodes_per_thread") == 1;
@@ -376,6 +394,19 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                  });
   out.constraint("prefetch async: one element group per block, one team",
                  [](const Point& p) { return p.at("prefetch") != 2 || (p.at("groups") == 1 && p.at("teams") == 1); });
+  // Padding that leaves the node stride as it is (Np a multiple already) or as a smaller
+  // alignment has it would time the same kernels twice.
+  out.constraint("align > 0: only where it changes the node stride, and differently from half of it",
+                 [Np, real_size](const Point& p) {
+                   const int bytes = static_cast<int>(p.at("align"));
+                   if (bytes == 0) return true;
+                   Plan fused;
+                   fused.fusion = Fusion::stage;
+                   fused.align = bytes;
+                   const int stride = node_stride(fused, Np, real_size);
+                   fused.align = bytes / 2 >= 8 ? bytes / 2 : 0;
+                   return stride != node_stride(fused, Np, real_size);
+                 });
   out.constraint("geometry in shared memory: prefetch async only",
                  [](const Point& p) { return p.at("geometry") == 0 || p.at("prefetch") == 2; });
   // More row tiles per item than the operator has (by tile rows) would only recompute the last.
