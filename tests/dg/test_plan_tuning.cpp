@@ -363,6 +363,18 @@ TEST(PlanTuning, AlignOnlyWhereItChangesTheNodeStride) {
   EXPECT_EQ(by_align[32], fused);
   EXPECT_EQ(by_align[64], 0);
   EXPECT_EQ(by_align[128], fused);
+  // In float a value's stride is compared with the list's smaller values, not with half of it:
+  // 16 bytes (Np = 15 -> 16) is tried though 8 bytes would give 16 too, when 8 is not listed.
+  Cavity single("maxwell2d_tm", 2, 4, host(), 1.0, fluxes::ScalarType::float32);
+  space.align = {16};
+  by_align.clear();
+  for (const rtcg::tune::Point& p : plan_search_space(*single.solver, space).points()) ++by_align[p.at("align")];
+  EXPECT_EQ(by_align[16], fused);
+  space.align = {8, 16};
+  by_align.clear();
+  for (const rtcg::tune::Point& p : plan_search_space(*single.solver, space).points()) ++by_align[p.at("align")];
+  EXPECT_EQ(by_align[8], fused);
+  EXPECT_EQ(by_align[16], 0);
 }
 
 // A set k-loop unrolling joins only tensor-product plans; every plan keeps k_unroll = all too.

@@ -395,17 +395,20 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint("prefetch async: one element group per block, one team",
                  [](const Point& p) { return p.at("prefetch") != 2 || (p.at("groups") == 1 && p.at("teams") == 1); });
   // Padding that leaves the node stride as it is (Np a multiple already) or as a smaller
-  // alignment has it would time the same kernels twice.
-  out.constraint("align > 0: only where it changes the node stride, and differently from half of it",
-                 [Np, real_size](const Point& p) {
-                   const int bytes = static_cast<int>(p.at("align"));
+  // alignment of the list has it would time the same kernels twice.
+  out.constraint("align > 0: only where it changes the node stride, and differently from every smaller value",
+                 [Np, real_size, align](const Point& p) {
+                   const std::int64_t bytes = p.at("align");
                    if (bytes == 0) return true;
-                   Plan fused;
-                   fused.fusion = Fusion::stage;
-                   fused.align = bytes;
-                   const int stride = node_stride(fused, Np, real_size);
-                   fused.align = bytes / 2 >= 8 ? bytes / 2 : 0;
-                   return stride != node_stride(fused, Np, real_size);
+                   auto stride = [&](std::int64_t a) {
+                     Plan fused;
+                     fused.fusion = Fusion::stage;
+                     fused.align = static_cast<int>(a);
+                     return node_stride(fused, Np, real_size);
+                   };
+                   for (const std::int64_t smaller : align)
+                     if (smaller < bytes && stride(smaller) == stride(bytes)) return false;
+                   return true;
                  });
   out.constraint("geometry in shared memory: prefetch async only",
                  [](const Point& p) { return p.at("geometry") == 0 || p.at("prefetch") == 2; });
