@@ -11,14 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/align-ab}; mkdir -p "$out"
-build=${RTDG_GPU_BUILD_DIR:-build-gpu}
-# A build directory that scripts/gpu-dg configured already is reused as it is (only rtdg is built).
-[ -f $build/CMakeCache.txt ] || cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRTDG_WARNINGS_AS_ERRORS=ON -DRTDG_BUILD_BENCHMARKS=OFF \
-  -DRTDG_BUILD_TESTS=OFF -DRTDG_WITH_GMSH=OFF -DRTDG_WITH_VTK=OFF -DRTDG_EXTRA_INCLUDE_DIRS=$PWD/.deps/usr/include \
-  > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-cmake --build $build -j "$(nproc)" --target rtdg >> "$out/build.log" 2>&1 || { grep error -A5 "$out/build.log" | head -40; exit 1; }
-mesh=$PWD/.deps/meshes/sphere_200k.h5
-export RTDG_CACHE_DIR=$PWD/$build/gpu-cache RTDG_TUNING_DB=$out/tuning.json
+. benchmarks/experiments/gpu_build.sh
 for case in ${CASES:-double:4:16 float:4:16 double:2:32 float:2:16}; do
   IFS=: read -r prec N bytes <<<"$case"
   log=$out/tune-$prec-N$N-align$bytes.log
