@@ -642,6 +642,20 @@ TEST(SolverPlans, KeptStateAndChangeAcrossLayouts) {
   EXPECT_LE(same.worst, 1e-12 * scale);
   EXPECT_EQ(same.scale, scale);
 
+  // Two more state layouts in turn (node strides 12 and 16: Plan::align), and back: each
+  // reads the kept state and change converted from the saved ones.
+  for (const int align : {32, 128, 0}) {
+    Plan padded = fused(Layout::element_major, 2, 1, Operators::global, Derivative::state);
+    padded.align = align;
+    a.solver->set_plan(padded, Solver::StateOnReplan::discard);
+    a.solver->restore_kept_state();
+    EXPECT_EQ(max_difference(a.solver->state(), start), 0.0) << align;
+    a.solver->step(0.1, dt);
+    const Solver::ChangeDifference padded_same = a.solver->compare_change();
+    EXPECT_LE(padded_same.worst, 1e-12 * scale) << align;
+    EXPECT_EQ(padded_same.scale, scale) << align;
+  }
+
   a.solver->restore_kept_state();
   a.solver->step(0.1, 2 * dt);  // a different step: the difference is of the change's size
   EXPECT_GT(a.solver->compare_change().worst, 0.1 * scale);

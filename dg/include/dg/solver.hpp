@@ -137,7 +137,8 @@ public:
   std::vector<double> state() const;
 
   // The state in device memory, for kernels that read it between steps (the far-field
-  // accumulation, dg/farfield.hpp): address, size() values of type `scalar`, in the kernel
+  // accumulation, dg/farfield.hpp): address, `size` values of type `scalar` (components x K x
+  // the plan's node stride: size() unless the plan pads, dg::node_stride), in the kernel
   // layout, where value (component, element, node) sits at device_index(...). Valid until the
   // next step or set_plan (the fused plans swap the state's buffers every stage).
   struct DeviceState {

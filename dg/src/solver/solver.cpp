@@ -494,8 +494,10 @@ struct EngineT final : Engine {
 
   bool finite() const override { return std::isfinite(static_cast<double>(rtcg::sum(q))); }
 
-  // [slot]: the slot's copies, at most one per state layout (ensure_saved adds the current
-  // layout's to a slot saved under another plan).
+  // [slot]: the slot's copies, at most two: the one saved, in the layout it was saved in, and
+  // the latest conversion of it (ensure_saved adds the current layout's when a plan with
+  // another layout or node stride reads the slot; a third layout replaces the second, so a
+  // sweep over many layouts holds two state-sized copies per slot, not one per layout).
   std::vector<std::pair<StateLayout, rtcg::Array<T>>> saved[2];
   mutable std::unique_ptr<rtcg::ElementwiseKernel> difference_kernel;
   mutable std::unique_ptr<rtcg::ReductionKernel<T>> change_kernel;
@@ -547,6 +549,7 @@ struct EngineT final : Engine {
         copy = rtcg::Array<T>::from_host(backend, convert(values));
         return;
       }
+    if (saved[slot].size() >= 2) saved[slot].pop_back();  // keep the original, drop the older conversion
     saved[slot].emplace_back(layout, rtcg::Array<T>::from_host(backend, convert(values)));
   }
   std::pair<double, double> compare_change(int base, int change) const override {
