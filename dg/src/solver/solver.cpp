@@ -494,32 +494,45 @@ struct EngineT final : Engine {
 
   bool finite() const override { return std::isfinite(static_cast<double>(rtcg::sum(q))); }
 
-  // [slot]: the slot's copies, at most two: the one saved, in the layout it was saved in, and
-  // the latest conversion of it (ensure_saved adds the current layout's when a plan with
-  // another layout or node stride reads the slot; a third layout replaces the second, so a
-  // sweep over many layouts holds two state-sized copies per slot, not one per layout).
-  std::vector<std::pair<StateLayout, rtcg::Array<T>>> saved[2];
+  // [slot]: the slot's copies: the one saved, in the layout it was saved in, and at most
+  // max_conversions conversions of it (ensure_saved adds the current layout's when a plan with
+  // another layout or node stride reads the slot; the least recently used conversion makes room
+  // for a new one). A tuning sweep alternates between a few layouts (plans with and without
+  // padding, say), so two conversions keep it from converting through the host at every
+  // variant, and a sweep over many layouts holds three state-sized copies per slot, not one
+  // per layout.
+  static constexpr std::size_t max_conversions = 2;
+  struct Saved {
+    StateLayout layout;
+    rtcg::Array<T> copy;
+    mutable std::uint64_t used = 0;  // use_clock at the last read
+  };
+  std::vector<Saved> saved[2];
+  mutable std::uint64_t use_clock = 0;
   mutable std::unique_ptr<rtcg::ElementwiseKernel> difference_kernel;
   mutable std::unique_ptr<rtcg::ReductionKernel<T>> change_kernel;
 
-  const rtcg::Array<T>* find_saved(int slot, const StateLayout& layout) const {
-    for (const auto& [l, copy] : saved[slot])
-      if (l == layout) return &copy;
+  const Saved* find_saved(int slot, const StateLayout& layout) const {
+    for (const Saved& s : saved[slot])
+      if (s.layout == layout) {
+        s.used = ++use_clock;
+        return &s;
+      }
     return nullptr;
   }
   const rtcg::Array<T>& saved_here(int slot) const {
-    const rtcg::Array<T>* copy = find_saved(slot, state_layout());
-    if (!copy) throw Error("internal: no saved state in the current layout");
-    return *copy;
+    const Saved* s = find_saved(slot, state_layout());
+    if (!s) throw Error("internal: no saved state in the current layout");
+    return s->copy;
   }
   bool has_saved(int slot, const StateLayout& layout) const override { return find_saved(slot, layout) != nullptr; }
   std::optional<StateLayout> saved_layout(int slot) const override {
     if (saved[slot].empty()) return std::nullopt;
-    return saved[slot].front().first;
+    return saved[slot].front().layout;
   }
   void save_state(int slot) override {
     saved[slot].clear();
-    saved[slot].emplace_back(state_layout(), q.clone());
+    saved[slot].push_back({state_layout(), q.clone(), ++use_clock});
   }
   void save_change(int slot, int base) override {
     const rtcg::Array<T>& from = saved_here(base);
@@ -531,26 +544,32 @@ struct EngineT final : Engine {
     }
     (*difference_kernel)(change, q, from);
     saved[slot].clear();
-    saved[slot].emplace_back(state_layout(), std::move(change));
+    saved[slot].push_back({state_layout(), std::move(change), ++use_clock});
   }
   void restore_state(int slot) override { q.copy_from(saved_here(slot).view()); }
   void release_saved() override {
     for (auto& slot : saved) slot.clear();
   }
   std::vector<double> download_saved(int slot, const StateLayout& layout) const override {
-    const rtcg::Array<T>* copy = find_saved(slot, layout);
-    if (!copy) throw Error("internal: no saved state in the requested layout");
-    const std::vector<T> values = copy->to_host();
+    const Saved* s = find_saved(slot, layout);
+    if (!s) throw Error("internal: no saved state in the requested layout");
+    const std::vector<T> values = s->copy.to_host();
     return std::vector<double>(values.begin(), values.end());
   }
   void upload_saved(int slot, const StateLayout& layout, const std::vector<double>& values) override {
-    for (auto& [l, copy] : saved[slot])
-      if (l == layout) {
-        copy = rtcg::Array<T>::from_host(backend, convert(values));
+    std::vector<Saved>& copies = saved[slot];
+    for (Saved& s : copies)
+      if (s.layout == layout) {
+        s.copy = rtcg::Array<T>::from_host(backend, convert(values));
+        s.used = ++use_clock;
         return;
       }
-    if (saved[slot].size() >= 2) saved[slot].pop_back();  // keep the original, drop the older conversion
-    saved[slot].emplace_back(layout, rtcg::Array<T>::from_host(backend, convert(values)));
+    if (copies.size() > max_conversions) {  // the original stays; the least recently used conversion goes
+      const auto oldest = std::min_element(copies.begin() + 1, copies.end(),
+                                           [](const Saved& a, const Saved& b) { return a.used < b.used; });
+      copies.erase(oldest);
+    }
+    copies.push_back({layout, rtcg::Array<T>::from_host(backend, convert(values)), ++use_clock});
   }
   std::pair<double, double> compare_change(int base, int change) const override {
     const rtcg::Array<T>& from = saved_here(base);
