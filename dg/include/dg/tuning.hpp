@@ -82,7 +82,7 @@ struct PlanSpace {
   // than the winner; the fragments' shared memory costs warps per SM (docs/tuning.md).
   std::vector<int> teams{1};
   // How the fused kernels find the neighbours' nodes (Plan::connectivity). Not tried by
-  // default: on the H100 (2026-11-27) faces was 2-4 % slower than nodes (median over the same
+  // default: on the H100 (2026-11-27) faces was 2-5 % slower than nodes (median over the same
   // plans, orders 2-5; `--space connectivity=nodes,faces`).
   std::vector<Connectivity> connectivity{Connectivity::nodes};
   // The state columns' alignment in bytes (Plan::align), 0 or powers of two 8..128. A value is
