@@ -85,6 +85,11 @@ struct StateLayout {
   }
 };
 
+// The state layout of `plan` for Np nodes and reals of `real_bytes`.
+StateLayout layout_of(const Plan& plan, int Np, int real_bytes) {
+  return {plan.layout, node_stride(plan, Np, real_bytes)};
+}
+
 // The base class the precision-specific implementation derives from.
 struct Engine {
   virtual ~Engine() = default;
@@ -203,7 +208,7 @@ struct EngineT final : Engine {
   }
 
   // Where the state's values sit for plan `p`, and how many a state array holds.
-  StateLayout layout_of(const Plan& p) const { return {p.layout, node_stride(p, Np, static_cast<int>(sizeof(T)))}; }
+  StateLayout layout_of(const Plan& p) const { return dg::layout_of(p, Np, static_cast<int>(sizeof(T))); }
   StateLayout state_layout() const { return layout_of(plan); }
   std::size_t state_size(const Plan& p) const { return count(components, K, layout_of(p).stride); }
 
@@ -639,9 +644,7 @@ struct Solver::Impl {
   // Where the kernels keep the state (the plan's layout and node stride), and the host layout
   // [component][K][Np].
   StateLayout state_layout() const { return layout_of(setup.plan); }
-  StateLayout layout_of(const Plan& plan) const {
-    return {plan.layout, node_stride(plan, disc.element.Np, real_bytes(setup.scalar))};
-  }
+  StateLayout layout_of(const Plan& plan) const { return dg::layout_of(plan, disc.element.Np, real_bytes(setup.scalar)); }
   StateLayout host_layout() const { return {Layout::field_major, disc.element.Np}; }
 
   // Index in the kernel layout of host index (c * K + k) * Np + i.
