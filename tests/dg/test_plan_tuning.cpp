@@ -116,7 +116,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   EXPECT_EQ(to_text(plan),
             "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state "
             "products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0 groups=1 "
-            "teams=1 geometry=global connectivity=nodes align=0");
+            "teams=1 geometry=global connectivity=nodes align=0 tiles=rows");
   EXPECT_EQ(plan_from_text(to_text(Plan{})), Plan{});
   // Written before tensor products existed (checkpoints, tuning databases): scalar.
   EXPECT_EQ(plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared "
@@ -135,6 +135,7 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   old_point.erase("geometry");
   old_point.erase("connectivity");
   old_point.erase("align");
+  old_point.erase("tiles");
   EXPECT_EQ(plan_of(old_point), plan);
   plan.prefetch = Prefetch::on;
   EXPECT_EQ(plan_of(point_of(plan)), plan);
@@ -176,6 +177,17 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
     EXPECT_THROW((void)plan_of(bad_align), Error) << bad;
   }
   plan.align = 0;
+  plan.tiles = Tiles::columns;
+  EXPECT_EQ(point_of(plan).at("tiles"), 1);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  EXPECT_NE(to_text(plan).find(" tiles=columns"), std::string::npos);
+  EXPECT_NE(plan.describe().find(", column tiles"), std::string::npos) << plan.describe();
+  rtcg::tune::Point bad_tiles = point_of(plan);
+  bad_tiles["tiles"] = 2;
+  EXPECT_THROW((void)plan_of(bad_tiles), Error);
+  EXPECT_THROW((void)plan_from_text(to_text(plan) + "x"), Error);  // tiles=columnsx
+  plan.tiles = Tiles::rows;
   plan.geometry = GeometryPlace::global;
   plan.prefetch = Prefetch::on;
   plan.groups_per_block = 5;
@@ -503,40 +515,58 @@ TEST(PlanTuning, TilingPrunedOnSm90) {
   const rtcg::DeviceInfo h100 = h100_limits();
   ASSERT_EQ(h100.compute_capability_major, 9);
   for (const int elements : {2, 4, 8}) {
-    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "async", "all")), h100), "");
-    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "on", "all")), h100), "");
-    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "async", "2")), h100), "");
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "async", "all")), h100, false), "");
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "on", "all")), h100, false), "");
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 16, "async", "2")), h100, false), "");
   }
   for (const int elements : {1, 16, 32}) {
-    const std::string why = tiling_pruned(plan(tensor(elements, 16, "async", "all")), h100);
+    const std::string why = tiling_pruned(plan(tensor(elements, 16, "async", "all")), h100, false);
     EXPECT_EQ(why.rfind("16-row tiles with " + std::to_string(elements) + " elements per block: none came within 10 %", 0), 0u)
         << why;
-    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 8, "async", "all")), h100), "");  // 8-row tiles: any count
+    EXPECT_EQ(tiling_pruned(plan(tensor(elements, 8, "async", "all")), h100, false), "");  // 8-row tiles: any count
   }
   const std::string unrolled = "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async";
   // A k step loaded ahead: the state derivative only (with 16-row tiles and async, as k_unroll).
-  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "async", "2") + " k_ahead=1"), h100), "");
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "async", "2") + " k_ahead=1"), h100, false), "");
   const std::string flux_ahead = tiling_pruned(
       plan("fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global derivative=flux "
            "products=tensor prefetch=async tile_rows=16 k_unroll=2 k_ahead=1"),
-      h100);
+      h100, false);
   EXPECT_EQ(flux_ahead.rfind("a k step loaded ahead (k_ahead) with the flux derivative", 0), 0u) << flux_ahead;
-  EXPECT_EQ(tiling_pruned(plan(tensor(4, 8, "async", "2")), h100).rfind(unrolled, 0), 0u);
-  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "on", "2")), h100).rfind(unrolled, 0), 0u);
-  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "off", "1")), h100).rfind(unrolled, 0), 0u);
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 8, "async", "2")), h100, false).rfind(unrolled, 0), 0u);
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "on", "2")), h100, false).rfind(unrolled, 0), 0u);
+  EXPECT_EQ(tiling_pruned(plan(tensor(4, 16, "off", "1")), h100, false).rfind(unrolled, 0), 0u);
   // Other products, the unfused default, older devices and the host: never.
   EXPECT_EQ(tiling_pruned(plan("fusion=stage layout=element_major elements=1 nodes_per_thread=1 operators=global "
                                "derivative=flux products=tf32x3 prefetch=on tile_rows=16 k_unroll=2"),
-                          h100),
+                          h100, true),
             "");
-  EXPECT_EQ(tiling_pruned(Plan{}, h100), "");
+  EXPECT_EQ(tiling_pruned(Plan{}, h100, false), "");
   rtcg::DeviceInfo a100 = h100;
   a100.compute_capability_major = 8;
   a100.arch = "sm_80";
-  EXPECT_EQ(tiling_pruned(plan(tensor(1, 16, "async", "2")), a100), "");
+  EXPECT_EQ(tiling_pruned(plan(tensor(1, 16, "async", "2")), a100, false), "");
   rtcg::DeviceInfo host;
   host.arch = "host";
-  EXPECT_EQ(tiling_pruned(plan(tensor(1, 8, "off", "2")), host), "");
+  EXPECT_EQ(tiling_pruned(plan(tensor(1, 8, "off", "2")), host, false), "");
+  // Column tiles: float with 2-8 elements and more than one row tile per item; k_unroll with
+  // async as 16-row tiles.
+  auto columns = [&](int elements, int row_tiles, const std::string& prefetch, const std::string& k_unroll) {
+    return plan(tensor(elements, 8, prefetch, k_unroll) + " tiles=columns row_tiles=" + std::to_string(row_tiles));
+  };
+  for (const int elements : {2, 4, 8}) {
+    EXPECT_EQ(tiling_pruned(columns(elements, 2, "async", "all"), h100, true), "");
+    EXPECT_EQ(tiling_pruned(columns(elements, 3, "async", "2"), h100, true), "");
+  }
+  const std::string in_double = tiling_pruned(columns(8, 2, "async", "all"), h100, false);
+  EXPECT_EQ(in_double.rfind("column tiles in double", 0), 0u) << in_double;
+  const std::string one_row_tile = tiling_pruned(columns(8, 1, "async", "all"), h100, true);
+  EXPECT_EQ(one_row_tile.rfind("column tiles with one operator row tile per warp item", 0), 0u) << one_row_tile;
+  const std::string sixteen_elements = tiling_pruned(columns(16, 2, "async", "all"), h100, true);
+  EXPECT_EQ(sixteen_elements.rfind("column tiles with 16 elements per block", 0), 0u) << sixteen_elements;
+  EXPECT_EQ(tiling_pruned(columns(8, 2, "on", "2"), h100, true).rfind(unrolled, 0), 0u);
+  EXPECT_EQ(tiling_pruned(columns(1, 1, "off", "2"), a100, false), "");
+  EXPECT_EQ(tiling_pruned(columns(1, 1, "off", "2"), host, false), "");
 }
 
 // A space without the default plan's layout (rtdg tune dg --space layouts=element_major) or
@@ -598,6 +628,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(space.connectivity, (std::vector<Connectivity>{Connectivity::nodes, Connectivity::faces}));
   set_space_values(space, "align=0,16,128");
   EXPECT_EQ(space.align, (std::vector<int>{0, 16, 128}));
+  set_space_values(space, "tiles=columns,rows");
+  EXPECT_EQ(space.tiles, (std::vector<Tiles>{Tiles::columns, Tiles::rows}));
   set_space_values(space, "elements=3,5");
   EXPECT_EQ(space.elements_per_block, (std::vector<int>{3, 5}));
   EXPECT_TRUE(space.prune);
@@ -627,7 +659,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
-  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, prune"), std::string::npos);
+  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, prune"), std::string::npos);
+  EXPECT_EQ(error_of("tiles=cols"), "plan space 'tiles=cols': unknown tiles 'cols'; valid values: rows, columns");
   EXPECT_EQ(error_of("align=24"),
             "plan space 'align=24': align values are 0 or powers of two from 8 to 128 (bytes), not 24");
   EXPECT_EQ(error_of("align=256"), "plan space 'align=256': align value '256' is not a whole number in 0..128");

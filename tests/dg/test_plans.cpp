@@ -170,6 +170,31 @@ std::vector<Plan> fused_plans() {
             plan.tile_rows = 16;
             return plan;
           }(),
+          // Column tiles (the block's columns padded to 16: 3 elements of 3 or 6 components
+          // leave padding columns), each product path: state, joint flux with held tiles, split
+          // directions, with a set k unrolling and prefetch async; a last partial row item.
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
+                              Prefetch::async);
+            plan.tiles = Tiles::columns;
+            plan.row_tiles = 2;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            plan.tiles = Tiles::columns;
+            plan.row_tiles = 3;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused(Layout::element_major, 8, 1, Operators::global, Derivative::flux, Products::tensor,
+                              Prefetch::async);
+            plan.tiles = Tiles::columns;
+            plan.directions = Directions::split;
+            plan.row_tiles = 2;
+            plan.k_unroll = 2;
+            return plan;
+          }(),
           // Directions split (G_a one at a time, windows of [-D_r, -D_s, -D_t] that start
           // inside a fragment when Np is not a multiple of 4): padded columns and a partial
           // last block, 16-row tiles with prefetch.
@@ -422,7 +447,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "cores, prefetch");
   EXPECT_EQ(to_text(prefetching), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                                   "derivative=flux products=tensor prefetch=on tile_rows=8 directions=joint row_tiles=1 "
-                                  "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes align=0");
+                                  "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes align=0 tiles=rows");
   EXPECT_EQ(plan_from_text(to_text(prefetching)), prefetching);
   Plan copying = prefetching;
   copying.prefetch = Prefetch::async;
@@ -505,7 +530,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
             "tensor cores (3 products), 16-row tiles, directions split, prefetch");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
-                           "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes align=0");
+                           "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes align=0 tiles=rows");
   EXPECT_EQ(plan_from_text(to_text(tf32)), tf32);
   Plan pipelined = split;
   pipelined.groups_per_block = 4;

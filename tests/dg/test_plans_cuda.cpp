@@ -4,7 +4,7 @@
 // compares one step of each with the CUDA default plan). A variant may be dropped only for
 // not fitting (shared memory, threads, registers), never for a wrong answer, a failed
 // compile or a failed run. The same for narrower spaces: the products' k loops unrolled a set
-// number of steps (Plan::k_unroll), teams, and prefetch async.
+// number of steps (Plan::k_unroll), teams, prefetch async, padded columns and column tiles.
 #include "solver_support.hpp"
 
 #include <dg/tuning.hpp>
@@ -241,6 +241,36 @@ TEST_P(CudaAlign, PaddedColumnsMatchTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
+// Column tiles (Plan::tiles = columns: the block's columns as the mma's 16 rows, m16n8k4 on
+// sm_90): both derivatives, joint and split directions, 1-3 operator row tiles per warp item
+// (held in registers where they fit), k loops unrolled fully and 2 steps at a time, padding
+// columns (3 elements) and none (8 elements of 6 components).
+class CudaColumns : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaColumns, ColumnTilesMatchTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.layouts = {Layout::field_major, Layout::element_major};
+  space.elements_per_block = {3, 8};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::global};
+  space.products = {Products::tensor};
+  space.prefetch = {Prefetch::on, Prefetch::async};
+  space.geometry = {GeometryPlace::global};
+  space.tile_rows = {8};
+  space.row_tiles = {1, 2, 3};
+  space.k_unroll = {0, 2};
+  space.k_ahead = {0};
+  space.groups_per_block = {1};
+  space.tiles = {Tiles::columns};
+  space.min_threads = 32;
+  space.max_threads = 1024;
+  space.prune = false;
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
+}
+
 std::vector<CudaCase> cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) {
@@ -313,6 +343,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, CudaTeams, ::testing::ValuesIn(teams_cases()), 
 INSTANTIATE_TEST_SUITE_P(Orders, CudaAsync, ::testing::ValuesIn(async_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaFaceConnectivity, ::testing::ValuesIn(async_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaAlign, ::testing::ValuesIn(async_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaColumns, ::testing::ValuesIn(async_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg

@@ -122,6 +122,19 @@ inline constexpr int max_align_bytes = 128;
 //          first); a third of sG's shared memory, so more blocks per SM, for DIM - 1 more flux
 //          evaluations per node and 2 (DIM - 1) more barriers
 enum class Directions : unsigned char { joint, split };
+// Tensor products (FP64 tensor cores): which side of a product the mma's 16-row side takes.
+//   rows     operator rows (tile_rows = 8: m8n8k4; 16: m16n8k16 / m16n8k4 on sm_90), the block's
+//            columns padded to 8
+//   columns  16 of the block's columns, by 8 operator rows (m16n8k4 on sm_90 and newer, two
+//            m8n8k4 below): the full Hopper rate of 16-row tiles with the operator's rows padded
+//            to 8 instead of 16 (Np = 35 at order 4: 40 rows instead of 48), the block's columns
+//            padded to 16 (8 elements of 6 components fill three tiles). The operator fragments
+//            are the 8-row ones (the mma's B as they are), the columns come from shared memory
+//            as its A. tile_rows = 8; row_tiles counts the operator row tiles of a warp item,
+//            each reusing the item's column fragments. Measured on the H100 (2026-11-27): float
+//            orders 4 and 5 3-7 % faster than the best plan without them, slower in double
+//            (docs/tuning.md)
+enum class Tiles : unsigned char { rows, columns };
 // Tensor products: operator row tiles per warp item (MR). A warp item computes MR x NB output
 // tiles (NB column tiles, chosen by the generator) from MR operator fragments and NB column
 // fragments per k step, so each column fragment read from shared memory serves MR tiles: the
@@ -194,6 +207,7 @@ struct Plan {
   GeometryPlace geometry = GeometryPlace::global;  // shared: prefetch = async only
   Connectivity connectivity = Connectivity::nodes;  // fused plans only
   int align = 0;  // fused plans only: 0, or 8, 16, 32, 64, 128 bytes (see max_align_bytes)
+  Tiles tiles = Tiles::rows;  // FP64 tensor products only (see Tiles)
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -210,6 +224,7 @@ const char* to_string(Prefetch prefetch);
 const char* to_string(Directions directions);
 const char* to_string(GeometryPlace geometry);
 const char* to_string(Connectivity connectivity);
+const char* to_string(Tiles tiles);
 // Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
@@ -220,11 +235,12 @@ Prefetch parse_prefetch(const std::string& text);
 Directions parse_directions(const std::string& text);
 GeometryPlace parse_geometry(const std::string& text);
 Connectivity parse_connectivity(const std::string& text);
+Tiles parse_tiles(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
 // products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0
-// groups=1 teams=1 geometry=global connectivity=nodes align=0" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
+// groups=1 teams=1 geometry=global connectivity=nodes align=0 tiles=rows" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
 // update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
 // without products= (written before tensor products existed) is scalar, one without prefetch=
 // (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
@@ -233,7 +249,7 @@ Connectivity parse_connectivity(const std::string& text);
 // loads no k step ahead, one without groups=
 // has one element group per block, one without teams= one team, one without geometry= reads the
 // geometry from global memory, one without connectivity= reads vmapP (nodes), one without
-// align= has columns Np reals apart (0).
+// align= has columns Np reals apart (0), one without tiles= has row tiles.
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

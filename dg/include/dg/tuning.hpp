@@ -90,6 +90,12 @@ struct PlanSpace {
   // order whose Np is already a multiple it adds nothing to the sweep. Default: 0 only
   // (`--space align=0,16` tries padding).
   std::vector<int> align{0};
+  // Which side of the FP64 tensor products the mma's 16 rows take (Plan::tiles); columns only
+  // on CUDA devices of compute capability 9.0 and newer. Where columns are tried and row_tiles
+  // lacks 2, column-tile plans get 2 as well (row tiles per warp item: the winners had 2). With
+  // `prune`, tiling_pruned keeps columns to float, 2-8 elements per block and more than one row
+  // tile per item (H100, 2026-11-27: they won float orders 4 and 5, never double).
+  std::vector<Tiles> tiles{Tiles::rows, Tiles::columns};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -107,7 +113,7 @@ struct PlanSpace {
 // A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
-// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align (values as in plan texts: k_unroll=all,2). Throws
+// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align, tiles (values as in plan texts: k_unroll=all,2). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
@@ -116,12 +122,13 @@ inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
 // operators, derivative, products, prefetch, tile_rows, directions, row_tiles, k_unroll (0:
-// all), groups, teams, geometry, connectivity, align; enums as their integer values). A point without products (stored before
+// all), groups, teams, geometry, connectivity, align, tiles; enums as their integer values). A point without products (stored before
 // tensor products existed) is a scalar plan, one without prefetch does not prefetch, one
 // without tile_rows has 8-row tiles, one without directions computes them jointly, one without
 // row_tiles has one row tile per warp item, one without k_unroll unrolls all k steps, one
 // without groups has one group per block, one without teams one team, one without geometry reads
-// it from global memory, one without connectivity reads vmapP, one without align is not padded.
+// it from global memory, one without connectivity reads vmapP, one without align is not padded,
+// one without tiles has row tiles.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 
@@ -163,9 +170,14 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
 // none came within 10 % of the order's winner), and a set k unrolling (k_unroll > 0) other
 // than with 16-row tiles and prefetch = async (8-row tiles: never first; it exists to bring
 // the 16-row kernels' registers down), and a k step loaded ahead (k_ahead > 0) with the flux
-// derivative (slower than without in most such plans). Keeps the default sweep within its five
-// minutes with k_unroll = 2 and k_ahead = 1 in the space. Never pruned on the host or below sm_90.
-std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device);
+// derivative (slower than without in most such plans). Column tiles (tiles = columns): in
+// double (`single` false; in sweeps on the H100, 2026-11-27, double orders 2-6, the best
+// column-tile plan was 1-38 % behind the best row-tile plan), with one operator row tile per
+// warp item (never the best column-tile plan at orders 4-6), and outside 2-8 elements per
+// block, as 16-row tiles; k_unroll with them as with 16-row tiles. Keeps the default sweep
+// within its five minutes with k_unroll = 2, k_ahead = 1 and column tiles in the space. Never
+// pruned on the host or below sm_90.
+std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool single);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

@@ -134,6 +134,13 @@ struct Scratch {
   // memory per block, more blocks per SM.
   int ipw8 = 1, ipw16 = 1;  // with 8-row (m8n8k4) and 16-row (m16n8k4, sm_90) tiles, MR rows each
   bool alias_y = false;
+  // Column tiles: the mma's 16 rows are 16 of the block's columns and its 8 columns are 8
+  // operator rows (m16n8k4; two m8n8k4 below sm_90), so the operator's rows are padded to 8, not
+  // 16; the block's columns are padded to 16. A warp item is MR operator row tiles of one
+  // 16-column tile; each column fragment read from shared memory serves its MR tiles.
+  bool columns = false;
+  int col_step = 8;  // the block's columns per warp item (nb x 8, or nb x 16 with columns)
+  bool store_pairs = false;  // columns: the tiles' two adjacent rows stored as one 2-real store
   // Directions::split: direction a multiplies fragments kt0[a] .. kt1[a] - 1 of [-D_r, -D_s,
   // -D_t] (k = a Np + j), so sG holds the window k = 4 kt0[a] .. 4 kt1[a] - 1 of one direction
   // (rows of the neighbouring directions that share its first or last fragment are zero), and
@@ -173,6 +180,16 @@ int operand_ld(int rows) {
 int output_ld(int rows, int tile_rows, bool single) {
   const int whole = round_up(rows, tile_rows);
   return single ? whole + (whole % 16 == 0 ? 4 : 12) : whole + 2;
+}
+
+// Column tiles: lane g + 4 t stores rows 2 t, 2 t + 1 of columns g and g + 8, as one 2-real
+// store where aligned: conflict-free when the eight lanes of a quarter warp (doubles, 16 bytes
+// each) or the sixteen of a half warp (floats, 8 bytes) hit disjoint banks: LD = 8 mod 16 in
+// both (floats: 8 or 24 mod 32).
+int output_ld_columns(int rows) {
+  int ld = round_up(rows, 8);
+  if (ld % 16 != 8) ld += 8;
+  return ld;
 }
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
@@ -290,7 +307,77 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
 // rtdg_host_products. Written once per program, before the kernels. k_unroll: Plan::k_unroll;
 // k_ahead: Plan::k_ahead (k_unroll > 0, FP64 tensor products); shared_fragments: the products
 // read the fragments from shared memory (Operators::shared).
-void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool shared_fragments) {
+// Column tiles (Scratch::columns): rtdg_products and rtdg_store_tiles with the block's columns as
+// the mma's rows. acc[m][nb] is the 16 x 8 tile of columns col0 + 16 nb .. by operator rows (mt +
+// m) * 8 ..: lane g + 4 t holds rows 2 t, 2 t + 1 of columns g and g + 8 (d0, d1; d2, d3). The
+// operator's 8 x 4 fragments are the mma's B as they are (lane g + 4 t: operator row g, k = t);
+// its A is two column entries, columns g and g + 8 at k = t, from shared memory.
+void write_column_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop, const std::string& ld, bool store_pairs,
+                               bool single) {
+  w.line("// d += a b on a 16 x 8 tile: a0, a1 columns g, g + 8 at k = t; b operator row g at k = t (m16n8k4");
+  w.line("// on sm_90; below, two m8n8k4).");
+  w.line("RTCG_DEVICE void rtdg_dmma_columns(double (&d)[4], double a0, double a1, double b) {");
+  w.line("#if __CUDA_ARCH__ >= 900");
+  w.line("  asm volatile(\"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\"");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a0), \"d\"(a1), \"d\"(b));");
+  w.line("#else");
+  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]) : \"d\"(a0), \"d\"(b));");
+  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
+  w.line("               : \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a1), \"d\"(b));");
+  w.line("#endif");
+  w.line("}");
+  w.line("// Operator row tiles mt .. mt + RTDG_MR - 1 (of TR; one past the last recomputes the last) by");
+  w.line("// the 16-column tiles col0 + 16 nb (nb < TN): the operator fragments (TK per row tile from A, TKS");
+  w.line("// per fragment row) as B, the columns B[col * TLDB + k] as A.");
+  w.line("template <int TR, int TK, int TN, int TLDB, int TKS = TK>");
+  w.line("RTCG_DEVICE void rtdg_products(rtdg_acc (&acc)[RTDG_MR][TN][RTDG_ACC], const real* RTCG_RESTRICT A, int mt, const real* B, int col0, int lane) {");
+  w.line("  const real* a[RTDG_MR];");
+  w.line("#pragma unroll");
+  w.line("  for (int m = 0; m < RTDG_MR; ++m) a[m] = A + (mt + m < TR ? mt + m : TR - 1) * (TKS * 32) + lane;");
+  w.line("  const real* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
+  w.line(k_loop);
+  w.line("  for (int kt = 0; kt < TK; ++kt) {");
+  w.line("    double op[RTDG_MR];");
+  w.line("#pragma unroll");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m) op[m] = " + ld + "(a[m] + kt * 32);");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      const real* bn = b + nb * 16 * TLDB + kt * 4;");
+  w.line("      const double c0 = bn[0], c1 = bn[8 * TLDB];");
+  w.line("#pragma unroll");
+  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma_columns(acc[m][nb], c0, c1, op[m]);");
+  w.line("    }");
+  w.line("  }");
+  w.line("}");
+  w.line("// The item's tiles of operator rows that exist (row tiles below TR) into Y[col * TLDY + row].");
+  w.line("template <int TR, int TN, int TLDY>");
+  w.line("RTCG_DEVICE void rtdg_store_tiles(const rtdg_acc (&acc)[RTDG_MR][TN][RTDG_ACC], real* Y, int mt, int col0, int lane) {");
+  w.line("#pragma unroll");
+  w.line("  for (int m = 0; m < RTDG_MR; ++m) {");
+  w.line("    if (mt + m >= TR) break;");
+  w.line("    const int row = (mt + m) * 8 + 2 * (lane & 3);");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      real* y0 = Y + (col0 + nb * 16 + (lane >> 2)) * TLDY + row;");
+  w.line("      real* y1 = y0 + 8 * TLDY;");
+  if (store_pairs) {
+    w.line(std::string("      typedef ") + (single ? "float2" : "double2") + " pair;  // two reals, one store");
+    w.line("      *reinterpret_cast<pair*>(y0) = pair{real(acc[m][nb][0]), real(acc[m][nb][1])};");
+    w.line("      *reinterpret_cast<pair*>(y1) = pair{real(acc[m][nb][2]), real(acc[m][nb][3])};");
+  } else {
+    w.line("      y0[0] = real(acc[m][nb][0]);");
+    w.line("      y0[1] = real(acc[m][nb][1]);");
+    w.line("      y1[0] = real(acc[m][nb][2]);");
+    w.line("      y1[1] = real(acc[m][nb][3]);");
+  }
+  w.line("    }");
+  w.line("  }");
+  w.line("}");
+}
+
+void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool shared_fragments, bool columns,
+                          bool store_pairs, bool single) {
   // The fragments' loads: through the read-only data cache, or from the block's copy in shared
   // memory (Operators::shared).
   const std::string ld = shared_fragments ? "rtdg_lds" : "__ldg";
@@ -356,6 +443,9 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
   w.line("                 \"d\"(b0), \"d\"(b1), \"d\"(b2), \"d\"(b3));");
   w.line("}");
   w.line("#endif");
+  if (columns) {
+    write_column_tile_helpers(w, k_loop, ld, store_pairs, single);
+  } else {
   w.line("// Tile row mt covers operator rows mt * RTDG_TILE_ROWS ..: 8-row fragments 2 mt and 2 mt + 1");
   w.line("// (sm_90) or mt, TK fragments (k) each. A warp item takes tile rows mt .. mt + RTDG_MR - 1 of");
   w.line("// the TR the operator has; a row past the last recomputes the last (its tiles are not stored),");
@@ -524,6 +614,7 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
   w.line("    }");
   w.line("  }");
   w.line("}");
+  }
   w.line("#else");
   w.line("// sum_k A(row, k) B[col * TLDB + k] over TK * 4 k, A in fragment order with TKS fragments per");
   w.line("// fragment row (A points at the first one used), in double whatever `real` is.");
@@ -573,7 +664,7 @@ void write_held_items(rtcg::SourceWriter& w, const Scratch& sc, const std::strin
   w.line("const int item = (tid >> 5) + j * (NTHREADS / 32);");
   w.line("if (item >= " + items + ") continue;");
   w.line("const int mt = item / " + str(sc.ng) + " * RTDG_MR;");
-  w.line("const int col0 = (item % " + str(sc.ng) + ") * " + str(sc.nb * 8) + ";");
+  w.line("const int col0 = (item % " + str(sc.ng) + ") * " + str(sc.col_step) + ";");
   body();
 }
 
@@ -601,7 +692,7 @@ void write_tensor_products(rtcg::SourceWriter& w, const KernelSpec& spec, const 
     auto item = [&](const std::string& groups, const std::function<void()>& body) {
       auto loop = w.block("for (int item = tid >> 5; item < " + groups + " * " + ng + "; item += NTHREADS / 32)");
       w.line("const int mt = item / " + ng + " * RTDG_MR;");
-      w.line("const int col0 = (item % " + ng + ") * " + str(sc.nb * 8) + ";");
+      w.line("const int col0 = (item % " + ng + ") * " + str(sc.col_step) + ";");
       w.line("rtdg_acc acc[RTDG_MR][" + nb + "][RTDG_ACC] = {};");
       body();
     };
@@ -1272,6 +1363,15 @@ Scratch scratch_of(const KernelSpec& spec) {
                 "a fully unrolled loop's loads are placed by the compiler");
   if (tensor && plan.nodes_per_thread != 1)
     throw Error("the plan does not fit: tensor-core products compute one node per thread (nodes_per_thread = 1)");
+  sc.columns = plan.tiles == Tiles::columns;
+  if (sc.columns && plan.products != Products::tensor)
+    throw Error("the plan does not fit: column tiles (tiles = columns) are for FP64 tensor-core products (products = "
+                "tensor)");
+  if (sc.columns && plan.tile_rows != 8)
+    throw Error("the plan does not fit: column tiles (tiles = columns) take 8 operator rows per tile (tile_rows = 8); "
+                "the 16 rows of their mma are the block's columns");
+  if (sc.columns && plan.k_ahead != 0)
+    throw Error("the plan does not fit: column tiles (tiles = columns) load no k step ahead (k_ahead = 0)");
   sc.shared_fragments = tensor && plan.operators == Operators::shared;
   sc.npt = tensor ? 1 : std::clamp(plan.nodes_per_thread, 1, Np);
   sc.tpe = (Np + sc.npt - 1) / sc.npt;
@@ -1282,7 +1382,7 @@ Scratch scratch_of(const KernelSpec& spec) {
                 std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.tpe) +
                 " threads each is more than 1024 threads per block");
   const int ncol = sc.ne * components;
-  sc.ncolp = tensor ? round_up(ncol, 8) : ncol;
+  sc.ncolp = tensor ? round_up(ncol, sc.columns ? 16 : 8) : ncol;
   sc.ldq = tensor ? operand_ld(Np) : Np;
   sc.ldf = tensor ? operand_ld(Nfn) : Nfn;
   sc.ldg = tensor ? operand_ld(dim * Np) : dim * Np;
@@ -1299,7 +1399,29 @@ Scratch scratch_of(const KernelSpec& spec) {
     }
     sc.ldg = operand_ld(window);
   }
-  if (tensor) {
+  if (sc.columns) {
+    sc.ldy = output_ld_columns(by_state ? dim * Np : Np);
+    sc.ldz = by_state ? output_ld_columns(Np) : 0;
+    // One 16-column tile per item; MR operator row tiles (Plan::row_tiles, or with 1 as many
+    // as keep items at most 5 tiles tall with the fewest items: every column fragment then
+    // serves up to 5 mma).
+    sc.nb = 1;
+    sc.ng = sc.ncolp / 16;
+    sc.col_step = 16;
+    const int tiles = (Np + 7) / 8;
+    if (!by_state) {
+      const int warps = sc.threads / 32;
+      const int groups = (tiles + sc.mr - 1) / sc.mr;
+      sc.ipw8 = sc.ipw16 = (groups * sc.ng + warps - 1) / warps;
+      // 4 doubles (8 registers) per tile held.
+      const bool held = sc.ipw8 * sc.mr * 8 <= 48;
+      if (sc.split && !held)
+        throw Error("the plan does not fit: directions = split holds each warp's output tiles in registers, and " +
+                    std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.threads / 32) +
+                    " warps would need more than 48 accumulator registers per thread; use fewer elements per block");
+      sc.alias_y = !sc.split && held && output_ld_columns(Np) <= sc.ldg;
+    }
+  } else if (tensor) {
     sc.ldy = output_ld(by_state ? dim * Np : Np, plan.tile_rows, single);
     sc.ldz = by_state ? output_ld(Np, plan.tile_rows, single) : 0;
     // Column tiles per warp item: the largest of 4, 3, 2, 1 dividing the tile count, so every
@@ -1311,6 +1433,7 @@ Scratch scratch_of(const KernelSpec& spec) {
         break;
       }
     sc.ng = tiles / sc.nb;
+    sc.col_step = sc.nb * 8;
     if (!by_state) {
       const int warps = sc.threads / 32;
       const int groups8 = ((Np + 7) / 8 + sc.mr - 1) / sc.mr, groups16 = ((Np + 15) / 16 + sc.mr - 1) / sc.mr;
@@ -1365,6 +1488,9 @@ Scratch scratch_of(const KernelSpec& spec) {
     sc.off_t = sc.off_q1 + q_size;
     sc.total = sc.off_t + static_cast<long long>(ncol) * sc.ldf;
   }
+  // Column tiles' paired stores: every sY (sZ) start even in the block's shared memory.
+  sc.store_pairs = sc.columns && sc.ldy % 2 == 0 && sc.off_y % 2 == 0 && sc.ldz % 2 == 0 && sc.off_z % 2 == 0 &&
+                   sc.off_teams % 2 == 0 && (sc.teams == 1 || sc.total % 2 == 0);
   return sc;
 }
 
@@ -1463,29 +1589,40 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   w.line();
   if (plan.products != Products::scalar) {
     const bool tf32 = plan.products == Products::tf32x3;
-    w.line(tf32                   ? "// Tensor-core tiles: 16 rows, TF32 (mma.m16n8k8), three products each, float sums."
-           : plan.tile_rows == 16 && plan.k_unroll == 0
-               ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
-           : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
-                                  : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
+    if (!sc.columns) {
+      w.line(tf32                   ? "// Tensor-core tiles: 16 rows, TF32 (mma.m16n8k8), three products each, float sums."
+             : plan.tile_rows == 16 && plan.k_unroll == 0
+                 ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+             : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+                                    : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
+    }
     if (plan.k_unroll != 0) w.line("// The products' k loops unrolled " + str(plan.k_unroll) + " steps at a time (Plan::k_unroll).");
     if (plan.k_ahead != 0) w.line("// Each k step's fragments loaded one step ahead of their mma (Plan::k_ahead).");
     w.line(std::string("#define RTDG_TF32 ") + (tf32 ? "1" : "0"));
     w.line(std::string("typedef ") + (tf32 ? "float" : "double") + " rtdg_acc;  // the tiles' sums");
-    w.line(tf32 ? "#if RTCG_CUDA" : plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
-    w.line("#define RTDG_TILE_ROWS 16");
-    w.line("#define RTDG_ACC 4");
-    w.line("#define RTDG_IPW " + str(sc.ipw16));
-    w.line("#else");
-    w.line("#define RTDG_TILE_ROWS 8");
-    w.line("#define RTDG_ACC 2");
-    w.line("#define RTDG_IPW " + str(sc.ipw8));
-    w.line("#endif");
+    if (sc.columns) {
+      w.line("// Column tiles: 16 of the block's columns by 8 operator rows (mma.m16n8k4 on sm_90 and newer, else");
+      w.line("// two mma.m8n8k4).");
+      w.line("#define RTDG_TILE_ROWS 8");
+      w.line("#define RTDG_ACC 4");
+      w.line("#define RTDG_IPW " + str(sc.ipw8));
+    } else {
+      w.line(tf32 ? "#if RTCG_CUDA" : plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
+      w.line("#define RTDG_TILE_ROWS 16");
+      w.line("#define RTDG_ACC 4");
+      w.line("#define RTDG_IPW " + str(sc.ipw16));
+      w.line("#else");
+      w.line("#define RTDG_TILE_ROWS 8");
+      w.line("#define RTDG_ACC 2");
+      w.line("#define RTDG_IPW " + str(sc.ipw8));
+      w.line("#endif");
+    }
     w.line("#define RTDG_ROW_TILES(rows) (((rows) + RTDG_TILE_ROWS - 1) / RTDG_TILE_ROWS)");
     w.line("// Operator row tiles per warp item (Plan::row_tiles), and the items' row groups.");
     w.line("#define RTDG_MR " + str(sc.mr));
     w.line("#define RTDG_ROW_GROUPS(rows) ((RTDG_ROW_TILES(rows) + RTDG_MR - 1) / RTDG_MR)");
-    write_tensor_helpers(w, plan.k_unroll, plan.k_ahead, sc.shared_fragments);
+    write_tensor_helpers(w, plan.k_unroll, plan.k_ahead, sc.shared_fragments, sc.columns, sc.store_pairs,
+                         spec.scalar == fluxes::ScalarType::float32);
   }
   const std::string geometry =
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "

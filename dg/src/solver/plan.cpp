@@ -40,6 +40,7 @@ constexpr std::array prefetch_kinds{std::pair{Prefetch::off, "off"}, std::pair{P
 constexpr std::array direction_kinds{std::pair{Directions::joint, "joint"}, std::pair{Directions::split, "split"}};
 constexpr std::array geometry_places{std::pair{GeometryPlace::global, "global"}, std::pair{GeometryPlace::shared, "shared"}};
 constexpr std::array connectivity_kinds{std::pair{Connectivity::nodes, "nodes"}, std::pair{Connectivity::faces, "faces"}};
+constexpr std::array tile_kinds{std::pair{Tiles::rows, "rows"}, std::pair{Tiles::columns, "columns"}};
 
 }  // namespace
 
@@ -52,6 +53,7 @@ const char* to_string(Prefetch prefetch) { return name_of(prefetch, prefetch_kin
 const char* to_string(Directions directions) { return name_of(directions, direction_kinds); }
 const char* to_string(GeometryPlace geometry) { return name_of(geometry, geometry_places); }
 const char* to_string(Connectivity connectivity) { return name_of(connectivity, connectivity_kinds); }
+const char* to_string(Tiles tiles) { return name_of(tiles, tile_kinds); }
 Layout parse_layout(const std::string& text) { return parse_name(text, layouts, "memory layout"); }
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
@@ -60,6 +62,7 @@ Products parse_products(const std::string& text) { return parse_name(text, produ
 Prefetch parse_prefetch(const std::string& text) { return parse_name(text, prefetch_kinds, "prefetch"); }
 Directions parse_directions(const std::string& text) { return parse_name(text, direction_kinds, "directions"); }
 GeometryPlace parse_geometry(const std::string& text) { return parse_name(text, geometry_places, "geometry"); }
+Tiles parse_tiles(const std::string& text) { return parse_name(text, tile_kinds, "tiles"); }
 Connectivity parse_connectivity(const std::string& text) {
   return parse_name(text, connectivity_kinds, "connectivity");
 }
@@ -93,7 +96,8 @@ std::string to_text(const Plan& plan) {
          << " k_unroll=" << (plan.k_unroll == 0 ? std::string("all") : std::to_string(plan.k_unroll))
          << " k_ahead=" << plan.k_ahead
          << " groups=" << plan.groups_per_block << " teams=" << plan.teams << " geometry=" << to_string(plan.geometry)
-         << " connectivity=" << to_string(plan.connectivity) << " align=" << plan.align;
+         << " connectivity=" << to_string(plan.connectivity) << " align=" << plan.align
+         << " tiles=" << to_string(plan.tiles);
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
@@ -159,6 +163,7 @@ Plan plan_from_text(const std::string& text) {
         throw Error("plan '" + text + "': align=" + std::to_string(plan.align) +
                     " is not 0 or a power of two from 8 to " + std::to_string(max_align_bytes) + " (bytes)");
     }
+    if (words.count("tiles")) plan.tiles = parse_tiles(take("tiles"));
   } else {
     plan.volume_elements_per_block = number("volume_elements", 0, 1024);
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
@@ -202,6 +207,7 @@ std::string Plan::describe() const {
             : products == Products::tf32x3 ? ", TF32 tensor cores (3 products)"
                                            : "") +
            (tile_rows != 8 ? ", " + std::to_string(tile_rows) + "-row tiles" : std::string()) +
+           (tiles == Tiles::columns ? ", column tiles" : "") +
            (directions == Directions::split ? ", directions split" : "") +
            (row_tiles != 1 ? ", " + std::to_string(row_tiles) + " row tiles/warp" : std::string()) +
            (k_unroll != 0 ? ", k unrolled " + std::to_string(k_unroll) + "x" : std::string()) +

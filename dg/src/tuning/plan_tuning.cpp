@@ -86,6 +86,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.k_unroll = {0};
     space.k_ahead = {0};
     space.groups_per_block = {1};
+    space.tiles = {Tiles::rows};
     space.min_threads = 1;
   }
   return space;
@@ -152,6 +153,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   else if (name == "teams") space.teams = numbers(1, max_teams);
   else if (name == "geometry") space.geometry = names(parse_geometry);
   else if (name == "connectivity") space.connectivity = names(parse_connectivity);
+  else if (name == "tiles") space.tiles = names(parse_tiles);
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
     for (const int bytes : space.align)
@@ -166,7 +168,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, connectivity, align, prune");
+                "groups, teams, geometry, connectivity, align, tiles, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -188,7 +190,8 @@ Point point_of(const Plan& plan) {
                {"teams", fused ? plan.teams : 1},
                {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0},
                {"connectivity", fused ? static_cast<std::int64_t>(plan.connectivity) : 0},
-               {"align", fused ? plan.align : 0}};
+               {"align", fused ? plan.align : 0},
+               {"tiles", fused ? static_cast<std::int64_t>(plan.tiles) : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -258,6 +261,11 @@ Plan plan_of(const Point& point) {
     if (!valid_align(plan.align))
       throw Error("a DG plan point with an align value that is not 0 or a power of two in 8.." +
                   std::to_string(max_align_bytes) + ": " + rtcg::tune::to_string(point));
+    const auto tiles = point.find("tiles");
+    const std::int64_t tiles_value = tiles != point.end() ? tiles->second : 0;
+    if (tiles_value < 0 || tiles_value > static_cast<std::int64_t>(Tiles::columns))
+      throw Error("a DG plan point with an unknown tiles value: " + rtcg::tune::to_string(point));
+    plan.tiles = static_cast<Tiles>(tiles_value);
   }
   return plan;
 }
@@ -308,9 +316,18 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (m16 || any_tf32) tile_rows.push_back(16);
   std::vector<std::int64_t> directions = ints(space.directions);
   if (std::find(directions.begin(), directions.end(), 0) == directions.end()) directions.insert(directions.begin(), 0);
+  // Column tiles (m16n8k4 at the full rate) on sm_90 and newer only.
+  std::vector<std::int64_t> tiles = ints(space.tiles);
+  if (!cuda || device.compute_capability_major < 9) std::erase(tiles, static_cast<std::int64_t>(Tiles::columns));
+  if (std::find(tiles.begin(), tiles.end(), 0) == tiles.end()) tiles.insert(tiles.begin(), 0);
+  const bool columns = std::find(tiles.begin(), tiles.end(), 1) != tiles.end();
   std::vector<std::int64_t> row_tiles = ints(space.row_tiles);
   std::erase_if(row_tiles, [](std::int64_t r) { return r < 1 || r > max_row_tiles; });
   if (std::find(row_tiles.begin(), row_tiles.end(), 1) == row_tiles.end()) row_tiles.insert(row_tiles.begin(), 1);
+  // Row tiles per item the space did not list, for column tiles only (2: see PlanSpace::tiles).
+  const std::vector<std::int64_t> row_tiles_asked = row_tiles;
+  if (columns && std::find(row_tiles.begin(), row_tiles.end(), 2) == row_tiles.end())
+    row_tiles.insert(std::upper_bound(row_tiles.begin(), row_tiles.end(), 2), 2);
   std::vector<std::int64_t> k_unroll = ints(space.k_unroll);
   std::erase_if(k_unroll, [](std::int64_t u) { return u < 0 || u > max_k_unroll; });
   if (std::find(k_unroll.begin(), k_unroll.end(), 0) == k_unroll.end()) k_unroll.insert(k_unroll.begin(), 0);
@@ -356,7 +373,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("teams", teams)
       .parameter("geometry", geometry)
       .parameter("connectivity", connectivity)
-      .parameter("align", align);
+      .parameter("align", align)
+      .parameter("tiles", tiles);
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
                  [=](const Point& p) {
@@ -418,6 +436,15 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    const std::int64_t mr = p.at("row_tiles");
                    return mr == 1 || (p.at("products") != 0 && mr <= (Np + p.at("tile_rows") - 1) / p.at("tile_rows"));
                  });
+  out.constraint("column tiles: FP64 tensor products with tile_rows = 8 and no k step loaded ahead",
+                 [](const Point& p) {
+                   return p.at("tiles") == 0 ||
+                          (p.at("products") == 1 && p.at("tile_rows") == 8 && p.at("k_ahead") == 0);
+                 });
+  out.constraint("row tiles per warp item the space does not list: column tiles only", [row_tiles_asked](const Point& p) {
+    return p.at("tiles") == 1 ||
+           std::find(row_tiles_asked.begin(), row_tiles_asked.end(), p.at("row_tiles")) != row_tiles_asked.end();
+  });
   out.constraint("k steps unrolled (k_unroll > 0): tensor products only",
                  [](const Point& p) { return p.at("k_unroll") == 0 || p.at("products") != 0; });
   out.constraint("k steps loaded ahead (k_ahead > 0): FP64 tensor products with k_unroll > 0 only",
@@ -499,7 +526,7 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
   return {};
 }
 
-std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
+std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool single) {
   if (plan.fusion != Fusion::stage || plan.products != Products::tensor || device.arch == "host" ||
       device.compute_capability_major < 9)
     return {};
@@ -508,7 +535,18 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
     return "16-row tiles with " + std::to_string(elements) +
            " elements per block: none came within 10 % of the winner (H100, 2026-11-26, orders 1-7, double and "
            "float); 2 to 8 are tried";
-  if (plan.k_unroll != 0 && (plan.tile_rows != 16 || plan.prefetch != Prefetch::async))
+  if (plan.tiles == Tiles::columns) {
+    if (!single)
+      return "column tiles in double: the best column-tile plan 1-38 % behind the best row-tile plan (H100, "
+             "2026-11-27, orders 2-6)";
+    if (plan.row_tiles == 1)
+      return "column tiles with one operator row tile per warp item: never the best column-tile plan at float "
+             "orders 4-6 (H100, 2026-11-27)";
+    if (elements > 0 && (elements < 2 || elements > 8))
+      return "column tiles with " + std::to_string(elements) + " elements per block: 2 to 8 are tried, as for 16-row tiles";
+  }
+  const bool sixteen = plan.tile_rows == 16 || plan.tiles == Tiles::columns;
+  if (plan.k_unroll != 0 && (!sixteen || plan.prefetch != Prefetch::async))
     return "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async "
            "(H100, 2026-11-26, orders 3-6, double and float)";
   if (plan.k_ahead != 0 && plan.derivative != Derivative::state)
@@ -563,14 +601,15 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   // The prefetch rule drops plans only in favour of async plans the sweep times too.
   const bool async_tried =
       std::find(space.prefetch.begin(), space.prefetch.end(), Prefetch::async) != space.prefetch.end();
-  job.generate = [base, K, ssp, context, device, prune, async_tried](const Point& point) {
+  const bool single = is_single(solver);
+  job.generate = [base, K, ssp, context, device, prune, async_tried, single](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
     // Needs only the plan: before generating.
     if (prune)
       if (std::string why = prefetch_pruned(spec.plan, device, async_tried); !why.empty()) throw rtcg::tune::Pruned(why);
     if (prune)
-      if (std::string why = tiling_pruned(spec.plan, device); !why.empty()) throw rtcg::tune::Pruned(why);
+      if (std::string why = tiling_pruned(spec.plan, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
