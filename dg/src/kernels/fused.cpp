@@ -35,6 +35,16 @@
 // conflict-free, LDY and LDZ 2 mod 8 for the tile stores. The host backend computes the same
 // padded products with loops.
 //
+// Column tiles (Plan::tiles == columns, FP64 tensor products): the same products transposed,
+// Y^T = B^T A^T, with 16 of the block's columns as the rows of mma.m16n8k4 (sm_90; two m8n8k4
+// below) and 8 operator rows as its columns: lane g + 4 t takes columns g and g + 8 at k = t
+// from shared memory (the A operand) and the operator's 8 x 4 fragment entry (operator row g, k
+// = t) as B, as the fragments are laid out for 8-row tiles. So the operator's rows are padded to
+// 8 (Np = 35 at order 4: 40 rows, not 48) and the block's columns to 16 (NCOLP); a warp item is
+// MR = Plan::row_tiles operator row tiles of one 16-column tile, each column fragment serving
+// MR mma. Tiles are stored as pairs of rows (2-real stores where sY is aligned), LDY and LDZ 8
+// mod 16 for conflict-free stores (output_ld_columns).
+//
 // TF32 products (Plan::products == tf32x3, float, 16-row tiles, sm_80 and newer): the same
 // fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row
 // fragments (2 mt, kt), (2 mt + 1, kt), (2 mt, kt + 1), (2 mt + 1, kt + 1); B: k = t and t + 4).
