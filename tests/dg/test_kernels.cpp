@@ -160,6 +160,38 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
   }
 }
 
+// Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
+// and both precisions, for sm_80.
+TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_80");
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec;
+  spec.law = &law;
+  spec.parameters = fluxes::resolve_parameters(law);
+  for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
+  spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
+  spec.element = &element(Shape::tetrahedron, 3);
+  for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
+    for (const Derivative derivative : {Derivative::flux, Derivative::state}) {
+      spec.scalar = scalar;
+      spec.plan = Plan{};
+      spec.plan.fusion = Fusion::stage;
+      spec.plan.layout = Layout::element_major;
+      spec.plan.stage_elements_per_block = 8;
+      spec.plan.products = Products::tensor;
+      spec.plan.prefetch = Prefetch::async;
+      spec.plan.derivative = derivative;
+      spec.plan.tiles = Tiles::columns;
+      spec.plan.row_tiles = 2;
+      const GeneratedKernels kernels = generate_kernels(spec);
+      EXPECT_NE(kernels.source.find("mma.sync.aligned.m16n8k4"), std::string::npos);
+      rtcg::Program program;
+      program.name = kernels.name;
+      program.source = kernels.source;
+      EXPECT_NO_THROW((void)nvrtc->compile(program)) << kernels.name << "\n" << kernels.source;
+    }
+}
+
 // The max-wave-speed reduction (dg/wave_speed.hpp) of the laws whose speed depends on the
 // state, in both precisions and layouts between them.
 TEST(GeneratedDgKernels, WaveSpeedReductionCompilesWithNvrtcForSm90) {
