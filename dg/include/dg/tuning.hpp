@@ -93,8 +93,9 @@ struct PlanSpace {
   // Which side of the FP64 tensor products the mma's 16 rows take (Plan::tiles); columns only
   // on CUDA devices of compute capability 9.0 and newer. Where columns are tried and row_tiles
   // lacks 2, column-tile plans get 2 as well (row tiles per warp item: the winners had 2). With
-  // `prune`, tiling_pruned keeps columns to float, 2-8 elements per block and more than one row
-  // tile per item (H100, 2026-11-27: they won float orders 4 and 5, never double).
+  // `prune`, tiling_pruned keeps columns to float, 2-8 elements per block, more than one row
+  // tile per item and k loops unrolled fully (H100, 2026-11-27: they won float orders 2, 4 and
+  // 5, never double).
   std::vector<Tiles> tiles{Tiles::rows, Tiles::columns};
   int min_threads = 64;
   int max_threads = 512;
@@ -173,8 +174,9 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
 // derivative (slower than without in most such plans). Column tiles (tiles = columns): in
 // double (`single` false; in sweeps on the H100, 2026-11-27, double orders 2-6, the best
 // column-tile plan was 1-38 % behind the best row-tile plan), with one operator row tile per
-// warp item (never the best column-tile plan at orders 4-6), and outside 2-8 elements per
-// block, as 16-row tiles; k_unroll with them as with 16-row tiles. Keeps the default sweep
+// warp item (never the best column-tile plan at orders 4-6), outside 2-8 elements per block,
+// as 16-row tiles, and with k_unroll > 0 (the best such plan 3-25 % behind the best column-tile
+// plan unrolled fully in the float sweep of orders 2-7). Keeps the default sweep
 // within its five minutes with k_unroll = 2, k_ahead = 1 and column tiles in the space. Never
 // pruned on the host or below sm_90.
 std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool single);
