@@ -386,76 +386,11 @@ void write_column_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop,
   w.line("}");
 }
 
-void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool shared_fragments, bool columns,
-                          bool store_pairs, bool single) {
-  // The fragments' loads: through the read-only data cache, or from the block's copy in shared
-  // memory (Operators::shared).
-  const std::string ld = shared_fragments ? "rtdg_lds" : "__ldg";
-  // The k loops' unrolling: all steps, or k_unroll at a time (the compiler then hoists fewer
-  // operator loads ahead of their mma, so the kernel needs fewer registers).
-  const std::string k_loop = k_unroll == 0 ? "#pragma unroll" : "#pragma unroll " + str(k_unroll);
-  // The host backend compiles the program inside extern "C" (kernels are looked up by name);
-  // templates need C++ linkage.
-  w.line("extern \"C++\" {");
-  w.line("#if RTCG_CUDA");
-  w.line("#if __CUDA_ARCH__ < 800");
-  w.line("#error \"tensor-core products (plan products = tensor) need compute capability 8.0 or newer\"");
-  w.line("#endif");
-  if (shared_fragments) {
-    w.line("// An operator fragment's entry from the block's copy in shared memory.");
-    w.line("RTCG_DEVICE real rtdg_lds(const real* p) { return *p; }");
-  }
-  w.line("// d += a b on one 8 x 8 (m8n8k4) or 16 x 8 (m16n8k4, sm_90: twice the rate on Hopper) tile;");
-  w.line("// a1 is the second 8-row fragment's entry (m16n8k4 only).");
-  w.line("RTCG_DEVICE void rtdg_dmma(double (&d)[RTDG_ACC], double a0, double a1, double b) {");
-  w.line("#if RTDG_TILE_ROWS == 16");
-  w.line("  asm volatile(\"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a0), \"d\"(a1), \"d\"(b));");
-  w.line("#else");
-  w.line("  (void)a1;");
-  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]) : \"d\"(a0), \"d\"(b));");
-  w.line("#endif");
-  w.line("}");
-  w.line("#if RTDG_TF32");
-  w.line("// Products::tf32x3: x = hi + lo, hi = x rounded to TF32, lo = the rest rounded to TF32.");
-  w.line("RTCG_DEVICE void rtdg_tf32_split(float x, unsigned& hi, unsigned& lo) {");
-  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(hi) : \"f\"(x));");
-  w.line("  const float rest = x - __uint_as_float(hi);");
-  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(lo) : \"f\"(rest));");
-  w.line("}");
-  w.line("// d += a b on a 16 x 8 tile over 8 k (m16n8k8, TF32 in, float sums): a0, a1 rows g, g + 8 at");
-  w.line("// k = t; a2, a3 the same at k = t + 4; b0, b1 at k = t, t + 4 (g = lane / 4, t = lane % 4).");
-  w.line("RTCG_DEVICE void rtdg_mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {");
-  w.line("  asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"");
-  w.line("      \"{%0, %1, %2, %3};\"");
-  w.line("      : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])");
-  w.line("      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));");
-  w.line("}");
-  w.line("// d += a b in three TF32 products, the small ones first.");
-  w.line("RTCG_DEVICE void rtdg_mma_3xtf32(float (&d)[4], const unsigned (&ah)[4], const unsigned (&al)[4], float b0, float b1) {");
-  w.line("  unsigned bh0, bl0, bh1, bl1;");
-  w.line("  rtdg_tf32_split(b0, bh0, bl0);");
-  w.line("  rtdg_tf32_split(b1, bh1, bl1);");
-  w.line("  rtdg_mma_tf32(d, al, bh0, bh1);");
-  w.line("  rtdg_mma_tf32(d, ah, bl0, bl1);");
-  w.line("  rtdg_mma_tf32(d, ah, bh0, bh1);");
-  w.line("}");
-  w.line("#endif");
-  w.line("#if RTDG_TILE_ROWS == 16");
-  w.line("// d += a b on a 16 x 8 tile over 16 k (m16n8k16): a[2j], a[2j+1] rows g, g + 8 at k = t + 4j;");
-  w.line("// b_j at k = t + 4j (g = lane / 4, t = lane % 4).");
-  w.line("RTCG_DEVICE void rtdg_dmma16(double (&d)[4], const double (&a)[8], double b0, double b1, double b2, double b3) {");
-  w.line("  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, \"");
-  w.line("               \"{%12, %13, %14, %15}, {%0, %1, %2, %3};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3])");
-  w.line("               : \"d\"(a[0]), \"d\"(a[1]), \"d\"(a[2]), \"d\"(a[3]), \"d\"(a[4]), \"d\"(a[5]), \"d\"(a[6]), \"d\"(a[7]),");
-  w.line("                 \"d\"(b0), \"d\"(b1), \"d\"(b2), \"d\"(b3));");
-  w.line("}");
-  w.line("#endif");
-  if (columns) {
-    write_column_tile_helpers(w, k_loop, ld, store_pairs, single);
-  } else {
+// Row tiles (Scratch::columns false): rtdg_products and rtdg_store_tiles with the operator's rows
+// as the mma's rows (8-row, 16-row and TF32 tiles). k_loop: the k loops' unrolling pragma; ld:
+// how a fragment entry is loaded (__ldg or rtdg_lds).
+void write_row_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop, const std::string& ld, int k_unroll,
+                            int k_ahead) {
   w.line("// Tile row mt covers operator rows mt * RTDG_TILE_ROWS ..: 8-row fragments 2 mt and 2 mt + 1");
   w.line("// (sm_90) or mt, TK fragments (k) each. A warp item takes tile rows mt .. mt + RTDG_MR - 1 of");
   w.line("// the TR the operator has; a row past the last recomputes the last (its tiles are not stored),");
@@ -624,7 +559,77 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
   w.line("    }");
   w.line("  }");
   w.line("}");
+}
+
+void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool shared_fragments, bool columns,
+                          bool store_pairs, bool single) {
+  // The fragments' loads: through the read-only data cache, or from the block's copy in shared
+  // memory (Operators::shared).
+  const std::string ld = shared_fragments ? "rtdg_lds" : "__ldg";
+  // The k loops' unrolling: all steps, or k_unroll at a time (the compiler then hoists fewer
+  // operator loads ahead of their mma, so the kernel needs fewer registers).
+  const std::string k_loop = k_unroll == 0 ? "#pragma unroll" : "#pragma unroll " + str(k_unroll);
+  // The host backend compiles the program inside extern "C" (kernels are looked up by name);
+  // templates need C++ linkage.
+  w.line("extern \"C++\" {");
+  w.line("#if RTCG_CUDA");
+  w.line("#if __CUDA_ARCH__ < 800");
+  w.line("#error \"tensor-core products (plan products = tensor) need compute capability 8.0 or newer\"");
+  w.line("#endif");
+  if (shared_fragments) {
+    w.line("// An operator fragment's entry from the block's copy in shared memory.");
+    w.line("RTCG_DEVICE real rtdg_lds(const real* p) { return *p; }");
   }
+  w.line("// d += a b on one 8 x 8 (m8n8k4) or 16 x 8 (m16n8k4, sm_90: twice the rate on Hopper) tile;");
+  w.line("// a1 is the second 8-row fragment's entry (m16n8k4 only).");
+  w.line("RTCG_DEVICE void rtdg_dmma(double (&d)[RTDG_ACC], double a0, double a1, double b) {");
+  w.line("#if RTDG_TILE_ROWS == 16");
+  w.line("  asm volatile(\"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\"");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a0), \"d\"(a1), \"d\"(b));");
+  w.line("#else");
+  w.line("  (void)a1;");
+  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]) : \"d\"(a0), \"d\"(b));");
+  w.line("#endif");
+  w.line("}");
+  w.line("#if RTDG_TF32");
+  w.line("// Products::tf32x3: x = hi + lo, hi = x rounded to TF32, lo = the rest rounded to TF32.");
+  w.line("RTCG_DEVICE void rtdg_tf32_split(float x, unsigned& hi, unsigned& lo) {");
+  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(hi) : \"f\"(x));");
+  w.line("  const float rest = x - __uint_as_float(hi);");
+  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(lo) : \"f\"(rest));");
+  w.line("}");
+  w.line("// d += a b on a 16 x 8 tile over 8 k (m16n8k8, TF32 in, float sums): a0, a1 rows g, g + 8 at");
+  w.line("// k = t; a2, a3 the same at k = t + 4; b0, b1 at k = t, t + 4 (g = lane / 4, t = lane % 4).");
+  w.line("RTCG_DEVICE void rtdg_mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {");
+  w.line("  asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"");
+  w.line("      \"{%0, %1, %2, %3};\"");
+  w.line("      : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])");
+  w.line("      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));");
+  w.line("}");
+  w.line("// d += a b in three TF32 products, the small ones first.");
+  w.line("RTCG_DEVICE void rtdg_mma_3xtf32(float (&d)[4], const unsigned (&ah)[4], const unsigned (&al)[4], float b0, float b1) {");
+  w.line("  unsigned bh0, bl0, bh1, bl1;");
+  w.line("  rtdg_tf32_split(b0, bh0, bl0);");
+  w.line("  rtdg_tf32_split(b1, bh1, bl1);");
+  w.line("  rtdg_mma_tf32(d, al, bh0, bh1);");
+  w.line("  rtdg_mma_tf32(d, ah, bl0, bl1);");
+  w.line("  rtdg_mma_tf32(d, ah, bh0, bh1);");
+  w.line("}");
+  w.line("#endif");
+  w.line("#if RTDG_TILE_ROWS == 16");
+  w.line("// d += a b on a 16 x 8 tile over 16 k (m16n8k16): a[2j], a[2j+1] rows g, g + 8 at k = t + 4j;");
+  w.line("// b_j at k = t + 4j (g = lane / 4, t = lane % 4).");
+  w.line("RTCG_DEVICE void rtdg_dmma16(double (&d)[4], const double (&a)[8], double b0, double b1, double b2, double b3) {");
+  w.line("  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, \"");
+  w.line("               \"{%12, %13, %14, %15}, {%0, %1, %2, %3};\"");
+  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3])");
+  w.line("               : \"d\"(a[0]), \"d\"(a[1]), \"d\"(a[2]), \"d\"(a[3]), \"d\"(a[4]), \"d\"(a[5]), \"d\"(a[6]), \"d\"(a[7]),");
+  w.line("                 \"d\"(b0), \"d\"(b1), \"d\"(b2), \"d\"(b3));");
+  w.line("}");
+  w.line("#endif");
+  if (columns) write_column_tile_helpers(w, k_loop, ld, store_pairs, single);
+  else write_row_tile_helpers(w, k_loop, ld, k_unroll, k_ahead);
   w.line("#else");
   w.line("// sum_k A(row, k) B[col * TLDB + k] over TK * 4 k, A in fragment order with TKS fragments per");
   w.line("// fragment row (A points at the first one used), in double whatever `real` is.");
@@ -1412,9 +1417,8 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (sc.columns) {
     sc.ldy = output_ld_columns(by_state ? dim * Np : Np);
     sc.ldz = by_state ? output_ld_columns(Np) : 0;
-    // One 16-column tile per item; MR operator row tiles (Plan::row_tiles, or with 1 as many
-    // as keep items at most 5 tiles tall with the fewest items: every column fragment then
-    // serves up to 5 mma).
+    // One 16-column tile per item, MR = Plan::row_tiles operator row tiles (each column
+    // fragment read serves MR mma).
     sc.nb = 1;
     sc.ng = sc.ncolp / 16;
     sc.col_step = 16;
