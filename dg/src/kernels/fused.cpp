@@ -1414,6 +1414,12 @@ Scratch scratch_of(const KernelSpec& spec) {
     }
     sc.ldg = operand_ld(window);
   }
+  // Split directions hold each warp's output tiles in registers, at most 48 per thread.
+  auto split_does_not_fit = [&sc] {
+    return Error("the plan does not fit: directions = split holds each warp's output tiles in registers, and " +
+                 std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.threads / 32) +
+                 " warps would need more than 48 accumulator registers per thread; use fewer elements per block");
+  };
   if (sc.columns) {
     sc.ldy = output_ld_columns(by_state ? dim * Np : Np);
     sc.ldz = by_state ? output_ld_columns(Np) : 0;
@@ -1430,9 +1436,7 @@ Scratch scratch_of(const KernelSpec& spec) {
       // 4 doubles (8 registers) per tile held.
       const bool held = sc.ipw8 * sc.mr * 8 <= 48;
       if (sc.split && !held)
-        throw Error("the plan does not fit: directions = split holds each warp's output tiles in registers, and " +
-                    std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.threads / 32) +
-                    " warps would need more than 48 accumulator registers per thread; use fewer elements per block");
+        throw split_does_not_fit();
       sc.alias_y = !sc.split && held && output_ld_columns(Np) <= sc.ldg;
     }
   } else if (tensor) {
@@ -1460,9 +1464,7 @@ Scratch scratch_of(const KernelSpec& spec) {
       const bool held = tf32 ? sc.ipw16 * item_tiles * 4 <= 48
                              : sc.ipw8 * item_tiles * 4 <= 48 && (plan.tile_rows == 8 || sc.ipw16 * item_tiles * 8 <= 48);
       if (sc.split && !held)
-        throw Error("the plan does not fit: directions = split holds each warp's output tiles in registers, and " +
-                    std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.threads / 32) +
-                    " warps would need more than 48 accumulator registers per thread; use fewer elements per block");
+        throw split_does_not_fit();
       sc.alias_y = !sc.split && held && output_ld(Np, plan.tile_rows, single) <= sc.ldg;
     }
   }
