@@ -759,6 +759,37 @@ TEST(SolverPlans, OversizedPlansAreRefused) {
   }
 }
 
+// Column tiles (Plan::tiles = columns) outside FP64 tensor products with 8-row fragments and no
+// k step ahead are refused with what to change.
+TEST(SolverPlans, ColumnTilesThatDoNotFitAreRefused) {
+  Cavity a("maxwell3d", 1, 3, host());
+  auto refusal = [&](const Plan& plan) {
+    try {
+      a.solver->set_plan(plan);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  Plan plan = fused(Layout::element_major, 8, 1, Operators::global, Derivative::flux, Products::tensor);
+  plan.tiles = Tiles::columns;
+  plan.row_tiles = 2;
+  EXPECT_NO_THROW(a.solver->set_plan(plan));
+  Plan scalar = plan;
+  scalar.products = Products::scalar;
+  scalar.row_tiles = 1;
+  EXPECT_EQ(refusal(scalar), "the plan does not fit: column tiles (tiles = columns) are for FP64 tensor-core products "
+                             "(products = tensor)");
+  Plan sixteen = plan;
+  sixteen.tile_rows = 16;
+  EXPECT_EQ(refusal(sixteen), "the plan does not fit: column tiles (tiles = columns) take 8 operator rows per tile "
+                              "(tile_rows = 8); the 16 rows of their mma are the block's columns");
+  Plan ahead = plan;
+  ahead.k_unroll = 2;
+  ahead.k_ahead = 1;
+  EXPECT_EQ(refusal(ahead), "the plan does not fit: column tiles (tiles = columns) load no k step ahead (k_ahead = 0)");
+}
+
 // Element groups per block and teams per block: within their ranges, and a block of teams at
 // most 1024 threads.
 TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
