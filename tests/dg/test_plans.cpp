@@ -297,6 +297,19 @@ std::vector<Plan> fused_plans() {
             plan.teams = 3;
             plan.groups_per_block = 2;
             return plan;
+          }(),
+          // Products by column with the operators in constant memory or as literals (zero
+          // entries dropped): both derivatives, each prefetch, pipelined groups, a partial last
+          // block (3 elements per block).
+          fused(Layout::field_major, 3, 1, Operators::literals, Derivative::flux),
+          fused(Layout::element_major, 4, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async),
+          fused(Layout::element_major, 3, 1, Operators::constant, Derivative::flux, Products::scalar, Prefetch::on),
+          fused(Layout::field_major, 2, 1, Operators::constant, Derivative::state),
+          [] {
+            Plan plan = fused(Layout::element_major, 3, 1, Operators::literals, Derivative::state, Products::scalar,
+                              Prefetch::on);
+            plan.groups_per_block = 2;
+            return plan;
           }()};
 }
 

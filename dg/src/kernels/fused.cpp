@@ -113,6 +113,7 @@
 #include <fluxes/dag.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <string>
 
@@ -149,6 +150,10 @@ struct Scratch {
   // 16; the block's columns are padded to 16. A warp item is MR operator row tiles of one
   // 16-column tile; each column fragment read from shared memory serves its MR tiles.
   bool columns = false;
+  // By-column products (Operators::constant, literals): task (part, chunk, column) of the
+  // by_column_parts; chunk rows of at most 16 (max_chunk_rows), `chunks` chunks per part.
+  bool by_column = false;
+  int chunks = 1;
   int col_step = 8;  // the block's columns per warp item (nb x 8, or nb x 16 with columns)
   bool store_pairs = false;  // columns: the tiles' two adjacent rows stored as one 2-real store
   // Directions::split: direction a multiplies fragments kt0[a] .. kt1[a] - 1 of [-D_r, -D_s,
@@ -200,6 +205,153 @@ int output_ld_columns(int rows) {
   int ld = round_up(rows, 8);
   if (ld % 16 != 8) ld += 8;
   return ld;
+}
+
+// By-column products: a column length whose multiples by 16 (doubles) or 32 (floats)
+// consecutive columns fall in different banks, so the threads of a warp, each walking its own
+// column, read and write conflict-free: any odd number.
+int column_ld(int rows) { return rows | 1; }
+
+// Operators::constant and literals (scalar products by column). A part is one product into one
+// output buffer: the output rows `row0` .. row0 + NP - 1 of each column of `output`, from the
+// column's entries of the inputs, each entry (i, j) of an operator (`value`) times input entry j
+// (at `ld` reals per column). The operator's entries lie in the constant table from `base` on,
+// entry (i, j) at base + i * count + j, in the order of the parts.
+struct ColumnInput {
+  std::string buffer, ld;
+  int count = 0;
+  std::function<double(int i, int j)> value;
+  int base = 0;
+};
+struct ColumnPart {
+  std::string output, ld;
+  int row0 = 0;
+  std::vector<ColumnInput> inputs;
+};
+
+// Rows of one task of a by-column product: few enough accumulators that a thread keeps them in
+// registers while its column streams through.
+constexpr int max_chunk_rows = 16;
+// The constant table's limit (the 64 KB of constant memory, less room for rtdg_fmask and the
+// compiler's own constants) and the literal code's (16,384 operator entries: order 5 on
+// tetrahedra, about 100,000 lines of code per kernel).
+constexpr long long max_constant_bytes = 60 * 1024;
+constexpr long long max_literal_entries = 16384;
+
+std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
+  const Element& element = *spec.element;
+  const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
+  const Eigen::MatrixXd* derivative[3] = {&element.Dr, &element.Ds, &element.Dt};
+  std::vector<ColumnPart> parts;
+  int base = 0;
+  auto lift = [&element](int i, int m) { return element.LIFT(i, m); };
+  if (spec.plan.derivative == Derivative::state) {
+    // sY rows a NP + i = (D_a u)(i), sZ rows i = (LIFT sF)(i).
+    for (int a = 0; a < dim; ++a) {
+      const Eigen::MatrixXd* D = derivative[a];
+      parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }, base}}});
+      base += Np * Np;
+    }
+    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift, base}}});
+  } else {
+    // sY rows i = -sum_a (D_a G_a)(i) + (LIFT sF)(i).
+    auto minus_d = [derivative, Np](int i, int j) { return -(*derivative[j / Np])(i, j % Np); };
+    parts.push_back({"sY", "LDY", 0, {{"sG", "LDG", dim * Np, minus_d, 0}, {"sF", "LDF", Nfn, lift, Np * dim * Np}}});
+  }
+  return parts;
+}
+
+// A literal of the kernel's real type for `value`, exact (hexadecimal: %a), in parentheses.
+std::string real_literal(double value, bool single) {
+  char text[64];
+  if (single) std::snprintf(text, sizeof text, "%af", static_cast<double>(static_cast<float>(value)));
+  else std::snprintf(text, sizeof text, "%a", value);
+  return std::string("(") + text + ")";
+}
+
+// Operators::constant: the parts' operator entries as one table in constant memory (a static
+// array on the host), written once per program, before the kernels.
+void write_constant_operators(rtcg::SourceWriter& w, const KernelSpec& spec) {
+  const bool single = spec.scalar == fluxes::ScalarType::float32;
+  std::vector<std::string> entries;
+  for (const ColumnPart& part : by_column_parts(spec))
+    for (const ColumnInput& input : part.inputs)
+      for (int i = 0; i < spec.element->Np; ++i)
+        for (int j = 0; j < input.count; ++j) entries.push_back(real_literal(input.value(i, j), single));
+  w.line("// The operators for the by-column products (Operators::constant), entry (i, j) of each");
+  w.line("// operator row by row, the operators in the order the products take them.");
+  w.line("#if RTCG_CUDA");
+  w.line("__constant__ real rtdg_cops[" + str(static_cast<int>(entries.size())) + "] = {");
+  w.line("#else");
+  w.line("static const real rtdg_cops[" + str(static_cast<int>(entries.size())) + "] = {");
+  w.line("#endif");
+  for (std::size_t n = 0; n < entries.size(); n += 8) {
+    std::string row = "  ";
+    for (std::size_t m = n; m < std::min(entries.size(), n + 8); ++m) row += entries[m] + ",";
+    w.line(row);
+  }
+  w.line("};");
+  w.line();
+}
+
+// Operators::constant and literals, sq, sF (and sG) filled and synced: the products into sY (and
+// sZ) by column. Task s of NTASK = (parts x chunks) x NCOL takes column col = s % NCOL and the
+// rows of one chunk of one part: consecutive threads take consecutive columns of the same
+// chunk, so a warp's threads read the same operator entry (constant memory: one broadcast) or
+// run the same literal code, and each reads its own column (odd leading dimensions: no bank
+// conflicts). Each input entry read serves the chunk's rows, accumulated in registers.
+void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
+  const bool literals = spec.plan.operators == Operators::literals;
+  const bool single = spec.scalar == fluxes::ScalarType::float32;
+  const int Np = spec.element->Np;
+  const std::vector<ColumnPart> parts = by_column_parts(spec);
+  const int tasks = static_cast<int>(parts.size()) * sc.chunks;
+  w.line(std::string("// By-column products (operators ") + (literals ? "as literals" : "in constant memory") + "): " +
+         str(static_cast<int>(parts.size())) + (parts.size() == 1 ? " part" : " parts") + " of " + str(sc.chunks) +
+         (sc.chunks == 1 ? " chunk" : " chunks") + " per column.");
+  auto slots = w.block("RTDG_SLOTS(s, " + str(tasks) + " * NE * NCOMP)");
+  w.line("const int pc = s / (NE * NCOMP);");
+  w.line("const int col = s - pc * (NE * NCOMP);");
+  w.line("if (k0 + col / NCOMP >= ke) continue;");
+  auto cases = w.block("switch (pc)");
+  int task = 0;
+  for (const ColumnPart& part : parts)
+    for (int chunk = 0; chunk < sc.chunks; ++chunk, ++task) {
+      const int i0 = chunk * Np / sc.chunks, i1 = (chunk + 1) * Np / sc.chunks, rows = i1 - i0;
+      auto body = w.block("case " + str(task) + ":");
+      w.line("// rows " + str(part.row0 + i0) + " .. " + str(part.row0 + i1 - 1) + " of " + part.output);
+      w.line("real acc[" + str(rows) + "] = {};");
+      for (const ColumnInput& input : part.inputs) {
+        auto scope = w.block("");
+        w.line("const real* x = " + input.buffer + " + col * " + input.ld + ";");
+        if (literals) {
+          for (int j = 0; j < input.count; ++j) {
+            std::string line = "{ const real v = x[" + str(j) + "];";
+            bool any = false;
+            for (int r = 0; r < rows; ++r) {
+              const double value = input.value(i0 + r, j);
+              const bool zero = single ? static_cast<float>(value) == 0.0f : value == 0.0;
+              if (zero) continue;  // GiMMiK: a zero entry costs nothing
+              line += " acc[" + str(r) + "] += " + real_literal(value, single) + " * v;";
+              any = true;
+            }
+            if (any) w.line(line + " }");
+          }
+        } else {
+          const std::string count = str(input.count);
+          auto loop = w.block("for (int j = 0; j < " + count + "; ++j)");
+          w.line("const real v = x[j];");
+          w.line("#pragma unroll");
+          w.line("for (int r = 0; r < " + str(rows) + "; ++r) acc[r] += rtdg_cops[" + str(input.base) + " + (" + str(i0) +
+                 " + r) * " + count + " + j] * v;");
+        }
+      }
+      w.line("real* y = " + part.output + " + col * " + part.ld + " + " + str(part.row0 + i0) + ";");
+      w.line("#pragma unroll");
+      w.line("for (int r = 0; r < " + str(rows) + "; ++r) y[r] = acc[r];");
+      w.line("break;");
+    }
+  w.line("default: break;");
 }
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
@@ -1126,9 +1278,15 @@ void write_group_fluxes(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
 void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
                           const std::vector<std::string>& epilogue) {
   const bool by_state = spec.plan.derivative == Derivative::state;
-  if (spec.plan.products != Products::scalar) {
-    if (sc.split) write_split_products(w, spec, pieces, sc);
-    else write_tensor_products(w, spec, sc);
+  if (spec.plan.products != Products::scalar || sc.by_column) {
+    if (sc.by_column) {
+      write_by_column_products(w, spec, sc);
+      w.line("RTDG_SYNC();");
+    } else if (sc.split) {
+      write_split_products(w, spec, pieces, sc);
+    } else {
+      write_tensor_products(w, spec, sc);
+    }
     auto nodes = w.block("RTDG_SLOTS(s, NE * NP)");
     w.line("const int e = s / NP;");
     w.line("const int i = s % NP;");
@@ -1209,6 +1367,9 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   const bool by_state = plan.derivative == Derivative::state;
   const bool shared_ops = plan.operators == Operators::shared && !sc.shared_fragments;
   const bool tensor = plan.products != Products::scalar;
+  // The products go through sY (and sZ), then one thread per node updates: tensor products and
+  // by-column products (operators constant or literals).
+  const bool staged = tensor || sc.by_column;
   const bool prefetch = plan.prefetch != Prefetch::off;
   const bool in_turn = sc.gpb > 1;
   const bool pipelined = in_turn && prefetch;
@@ -1217,8 +1378,8 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   if (!pipelined && !in_turn) w.line("real* sq = scratch;");
   w.line("real* sF = scratch + OFF_F;");
   if (!by_state) w.line("real* sG = scratch + OFF_G;");
-  if (tensor) w.line("real* sY = scratch + OFF_Y;");
-  if (tensor && by_state) w.line("real* sZ = scratch + OFF_Z;");
+  if (staged) w.line("real* sY = scratch + OFF_Y;");
+  if (staged && by_state) w.line("real* sZ = scratch + OFF_Z;");
   if (plan.geometry == GeometryPlace::shared) {
     w.line("// The block's geometry (GeometryPlace::shared): n and Fscale of its faces, dr_a/dx_d, the face codes.");
     w.line("real* sFgeo = scratch + OFF_GEO;                       // [NE][NFACES][DIM + 1]");
@@ -1232,7 +1393,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
     w.line("RTDG_SLOTS(s, NFN * NP) sL[s] = LT[s];");
     w.line("const real* Dop = sD;");
     w.line("const real* Lop = sL;");
-  } else if (!tensor) {
+  } else if (!staged) {
     w.line("const real* Dop = DT;");
     w.line("const real* Lop = LT;");
   }
@@ -1240,11 +1401,11 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   auto one_group = [&] {
     if (plan.prefetch == Prefetch::async) {
       write_async_group_loads(w, spec, sc, [&] {
-        if (tensor) write_update_prefetch(w);
+        if (staged) write_update_prefetch(w);
       });
     } else {
       write_group_loads(w, spec, sc, "k0", "sq", "sF", false);
-      if (tensor && prefetch) write_update_prefetch(w);
+      if (staged && prefetch) write_update_prefetch(w);
     }
     if (tensor) write_padding_zeros(w, spec, sc);
     if (plan.prefetch == Prefetch::async) {
@@ -1300,7 +1461,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   w.line("const int k0 = kb + g * NE;");
   if (teams) w.line("real* sq = scratch + ((g - g_first - team) / TEAMS % 2 ? OFF_Q1 : 0);");
   else w.line("real* sq = scratch + ((g - g_first) % 2 ? OFF_Q1 : 0);");
-  if (tensor) write_update_prefetch(w);
+  if (staged) write_update_prefetch(w);
   w.line("RTDG_ASYNC_WAIT();");
   if (tensor) write_padding_zeros(w, spec, sc);
   w.line("RTDG_SYNC();");
@@ -1387,6 +1548,27 @@ Scratch scratch_of(const KernelSpec& spec) {
                 "the 16 rows of their mma are the block's columns");
   if (sc.columns && plan.k_ahead != 0)
     throw Error("the plan does not fit: column tiles (tiles = columns) load no k step ahead (k_ahead = 0)");
+  sc.by_column = plan.operators == Operators::constant || plan.operators == Operators::literals;
+  if (sc.by_column) {
+    const std::string which = plan.operators == Operators::constant ? "constant" : "literals";
+    if (tensor)
+      throw Error("the plan does not fit: operators = " + which + " computes the products by column with FMAs "
+                  "(products = scalar); tensor-core products read their operators' fragments from global or shared memory");
+    if (plan.nodes_per_thread != 1)
+      throw Error("the plan does not fit: operators = " + which + " computes the products by column, and the update "
+                  "one node per thread (nodes_per_thread = 1)");
+    const long long entries = static_cast<long long>(dim) * Np * Np + static_cast<long long>(Np) * Nfn;
+    const long long bytes = entries * (spec.scalar == fluxes::ScalarType::float32 ? 4 : 8);
+    if (plan.operators == Operators::constant && bytes > max_constant_bytes)
+      throw Error("the plan does not fit: operators = constant needs " + std::to_string(bytes) +
+                  " bytes of constant memory for D and LIFT at order " + std::to_string(element.N) + ", more than " +
+                  std::to_string(max_constant_bytes) + "; use operators = global or shared");
+    if (plan.operators == Operators::literals && entries > max_literal_entries)
+      throw Error("the plan does not fit: operators = literals would write the " + std::to_string(entries) +
+                  " entries of D and LIFT at order " + std::to_string(element.N) + " into the kernel, more than " +
+                  std::to_string(max_literal_entries) + "; use operators = global, shared or constant");
+    sc.chunks = (Np + max_chunk_rows - 1) / max_chunk_rows;
+  }
   sc.shared_fragments = tensor && plan.operators == Operators::shared;
   sc.npt = tensor ? 1 : std::clamp(plan.nodes_per_thread, 1, Np);
   sc.tpe = (Np + sc.npt - 1) / sc.npt;
@@ -1398,9 +1580,13 @@ Scratch scratch_of(const KernelSpec& spec) {
                 " threads each is more than 1024 threads per block");
   const int ncol = sc.ne * components;
   sc.ncolp = tensor ? round_up(ncol, sc.columns ? 16 : 8) : ncol;
-  sc.ldq = tensor ? operand_ld(Np) : Np;
-  sc.ldf = tensor ? operand_ld(Nfn) : Nfn;
-  sc.ldg = tensor ? operand_ld(dim * Np) : dim * Np;
+  sc.ldq = tensor ? operand_ld(Np) : sc.by_column ? column_ld(Np) : Np;
+  sc.ldf = tensor ? operand_ld(Nfn) : sc.by_column ? column_ld(Nfn) : Nfn;
+  sc.ldg = tensor ? operand_ld(dim * Np) : sc.by_column ? column_ld(dim * Np) : dim * Np;
+  if (sc.by_column) {
+    sc.ldy = column_ld(by_state ? dim * Np : Np);
+    sc.ldz = by_state ? column_ld(Np) : 0;
+  }
   sc.split = plan.directions == Directions::split;
   if (sc.split) {
     if (!tensor || by_state)
@@ -1647,7 +1833,8 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
   // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
-  const bool pre = plan.prefetch != Prefetch::off && plan.products != Products::scalar;
+  const bool pre = plan.prefetch != Prefetch::off && (plan.products != Products::scalar || sc.by_column);
+  if (plan.operators == Operators::constant) write_constant_operators(w, spec);
   const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "res[idx]";
   const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "u0[idx]";
   if (pre) {

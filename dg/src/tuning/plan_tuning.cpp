@@ -206,7 +206,10 @@ Plan plan_of(const Point& point) {
   if (plan.fusion == Fusion::stage) {
     plan.stage_elements_per_block = value("elements");
     plan.nodes_per_thread = value("nodes_per_thread");
-    plan.operators = value("operators") ? Operators::shared : Operators::global;
+    const int operators = value("operators");
+    if (operators < 0 || operators > static_cast<int>(Operators::literals))
+      throw Error("a DG plan point with an unknown operators value: " + rtcg::tune::to_string(point));
+    plan.operators = static_cast<Operators>(operators);
     plan.derivative = value("derivative") ? Derivative::state : Derivative::flux;
     const auto products = point.find("products");
     const std::int64_t kind = products != point.end() ? products->second : 0;
@@ -387,6 +390,10 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                                    p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0 &&
                                    p.at("connectivity") == 0 && p.at("align") == 0);
   });
+  out.constraint("operators in constant memory or as literals: scalar products by column, one node per thread",
+                 [](const Point& p) {
+                   return p.at("operators") < 2 || (p.at("products") == 0 && p.at("nodes_per_thread") == 1);
+                 });
   out.constraint("tensor products: one node per thread", [](const Point& p) {
     return p.at("products") == 0 || p.at("nodes_per_thread") == 1;
   });
