@@ -16,6 +16,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <map>
 #include <set>
 #include <string>
@@ -190,6 +193,48 @@ TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
       program.source = kernels.source;
       EXPECT_NO_THROW((void)nvrtc->compile(program)) << kernels.name << "\n" << kernels.source;
     }
+}
+
+// Products by column (operators in constant memory or as literals) for sm_90, both derivatives and
+// both precisions, at orders 2 and 4 (the literal code of order 4 is about 35,000 lines).
+TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec;
+  spec.law = &law;
+  spec.parameters = fluxes::resolve_parameters(law);
+  for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
+  spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
+  const bool verbose = std::getenv("RTDG_PTXAS_VERBOSE") != nullptr;  // registers, for tuning work
+  for (const int N : {2, 4}) {
+    spec.element = &element(Shape::tetrahedron, N);
+    for (const Operators operators : {Operators::constant, Operators::literals})
+      for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
+        for (const Derivative derivative : {Derivative::flux, Derivative::state}) {
+          spec.scalar = scalar;
+          spec.plan = Plan{};
+          spec.plan.fusion = Fusion::stage;
+          spec.plan.layout = Layout::element_major;
+          spec.plan.stage_elements_per_block = 4;
+          spec.plan.prefetch = Prefetch::async;
+          spec.plan.operators = operators;
+          spec.plan.derivative = derivative;
+          const GeneratedKernels kernels = generate_kernels(spec);
+          EXPECT_NE(kernels.source.find("By-column products"), std::string::npos);
+          EXPECT_EQ(kernels.source.find("rtdg_cops") != std::string::npos, operators == Operators::constant);
+          rtcg::Program program;
+          program.name = kernels.name;
+          program.source = kernels.source;
+          if (verbose) program.options.push_back("--ptxas-options=-v");
+          try {
+            const auto binary = nvrtc->compile(program);
+            if (verbose) std::printf("N%d %s %s %s\n%s\n", N, to_string(operators), scalar == fluxes::ScalarType::float32 ? "f32" : "f64",
+                                     to_string(derivative), binary.log.c_str());
+          } catch (const std::exception& error) {
+            ADD_FAILURE() << kernels.name << ": " << error.what();
+          }
+        }
+  }
 }
 
 // The max-wave-speed reduction (dg/wave_speed.hpp) of the laws whose speed depends on the

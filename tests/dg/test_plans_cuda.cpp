@@ -4,7 +4,8 @@
 // compares one step of each with the CUDA default plan). A variant may be dropped only for
 // not fitting (shared memory, threads, registers), never for a wrong answer, a failed
 // compile or a failed run. The same for narrower spaces: the products' k loops unrolled a set
-// number of steps (Plan::k_unroll), teams, prefetch async, padded columns and column tiles.
+// number of steps (Plan::k_unroll), teams, prefetch async, padded columns, column tiles and
+// products by column (operators in constant memory or as literals).
 #include "solver_support.hpp"
 
 #include <dg/tuning.hpp>
@@ -271,6 +272,31 @@ TEST_P(CudaColumns, ColumnTilesMatchTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
+// Products by column with the operators in constant memory or as literals (Operators::constant,
+// literals): both derivatives, both layouts, each prefetch, a partial block (3 elements) and a
+// full one; orders whose operators do not fit (constant memory, the literal code's size) are
+// refused as "does not fit".
+class CudaByColumn : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaByColumn, ByColumnProductsMatchTheDefaultPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.layouts = {Layout::field_major, Layout::element_major};
+  space.elements_per_block = {3, 8};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::constant, Operators::literals};
+  space.products = {Products::scalar};
+  space.prefetch = {Prefetch::off, Prefetch::on, Prefetch::async};
+  space.geometry = {GeometryPlace::global};
+  space.groups_per_block = {1};
+  space.min_threads = 1;
+  space.max_threads = 1024;
+  space.prune = false;
+  expect_every_variant_fits_or_matches(*cuda_case.solver, space);
+}
+
 std::vector<CudaCase> cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) {
@@ -344,6 +370,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, CudaAsync, ::testing::ValuesIn(async_cases()), 
 INSTANTIATE_TEST_SUITE_P(Orders, CudaFaceConnectivity, ::testing::ValuesIn(async_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaAlign, ::testing::ValuesIn(async_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaColumns, ::testing::ValuesIn(async_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaByColumn, ::testing::ValuesIn(async_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg
