@@ -39,7 +39,10 @@ struct PlanSpace {
   bool unfused = true;
   std::vector<int> elements_per_block{1, 2, 4, 8, 16, 32, 64, 128};
   std::vector<int> nodes_per_thread{1, 2};
-  std::vector<Operators> operators{Operators::global, Operators::shared};
+  // Operators::literals (products by column, the operators in the code) is tried where D and
+  // LIFT have at most 1,024 entries together, with `prune` (operators_pruned: orders 1-2 on
+  // tetrahedra); Operators::constant only where asked for (it never came first: docs/tuning.md).
+  std::vector<Operators> operators{Operators::global, Operators::shared, Operators::literals};
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
   // Tensor products: double, and float through the FP64 tensor cores. tf32x3 (float, compute
   // capability 8.0 and newer; ignored elsewhere) is not tried by default: on the H100 it lost
@@ -103,7 +106,9 @@ struct PlanSpace {
   // pipelined groups that would cost blocks per SM (pipelining_pruned), where prefetch async
   // exists, plans without prefetch and scalar ones with `on` (prefetch_pruned), and on sm_90 and
   // newer, 16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row tiles
-  // and async, and k_ahead with the flux derivative (tiling_pruned). Off to check every plan
+  // and async, and k_ahead with the flux derivative (tiling_pruned); on CUDA, operators in
+  // constant memory, and as literals where D and LIFT have more than 1,024 entries
+  // (operators_pruned). Off to check every plan
   // (gpu tests; `--space prune=off`).
   bool prune = true;
 
@@ -180,6 +185,15 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
 // within its five minutes with k_unroll = 2, k_ahead = 1 and column tiles in the space. Never
 // pruned on the host or below sm_90.
 std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool single);
+
+// Why the DG tuning job drops a plan for where it keeps its operators, before compiling, or
+// empty: on CUDA, operators = constant (measured on the H100, 2026-11-27: within 2-7 % of the
+// winner at order 1, 1.6-29x slower at orders 2-4, where the warps' walks through a table of
+// several KB miss the constant cache), and operators = literals where D and LIFT have more than
+// 1,024 entries together (`operator_entries`; at orders 3-4 on tetrahedra, 2,000 and 5,775
+// entries, the literal code ran 1.1-4.7x slower than the winner, its kernels larger than the
+// instruction cache). Never pruned on the host.
+std::string operators_pruned(const Plan& plan, long long operator_entries, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

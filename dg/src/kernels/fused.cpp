@@ -1586,6 +1586,13 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (sc.by_column) {
     sc.ldy = column_ld(by_state ? dim * Np : Np);
     sc.ldz = by_state ? column_ld(Np) : 0;
+    // The flux derivative in one chunk: the one thread of a column reads all of its sG and sF
+    // entries before it writes its sY column, so sY can lie over sG, column by column (the same
+    // leading dimension): less shared memory per block.
+    if (!by_state && sc.chunks == 1) {
+      sc.ldy = sc.ldg;
+      sc.alias_y = true;
+    }
   }
   sc.split = plan.directions == Directions::split;
   if (sc.split) {

@@ -564,6 +564,18 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
   return {};
 }
 
+std::string operators_pruned(const Plan& plan, long long operator_entries, const rtcg::DeviceInfo& device) {
+  if (plan.fusion != Fusion::stage || device.arch == "host") return {};
+  if (plan.operators == Operators::constant)
+    return "operators in constant memory: 1.6-29x slower than the winner at orders 2-4 (H100, 2026-11-27); "
+           "--space operators=constant tries them with prune=off";
+  if (plan.operators == Operators::literals && operator_entries > 1024)
+    return "operators as literals with " + std::to_string(operator_entries) +
+           " entries of D and LIFT: above 1,024 the literal code ran 1.1-4.7x slower than the winner (H100, "
+           "2026-11-27, orders 3-4 on tetrahedra)";
+  return {};
+}
+
 PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   auto context = std::make_shared<Context>();
   Context& ctx = *context;
@@ -611,7 +623,10 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   const bool async_tried =
       std::find(space.prefetch.begin(), space.prefetch.end(), Prefetch::async) != space.prefetch.end();
   const bool single = is_single(solver);
-  job.generate = [base, K, ssp, context, device, prune, async_tried, single](const Point& point) {
+  const Element& element = solver.discretization().element;
+  const long long entries = static_cast<long long>(element.dim) * element.Np * element.Np +
+                            static_cast<long long>(element.Np) * element.Nfaces * element.Nfp;
+  job.generate = [base, K, ssp, context, device, prune, async_tried, single, entries](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
     // Needs only the plan: before generating.
@@ -619,6 +634,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
       if (std::string why = prefetch_pruned(spec.plan, device, async_tried); !why.empty()) throw rtcg::tune::Pruned(why);
     if (prune)
       if (std::string why = tiling_pruned(spec.plan, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
+    if (prune)
+      if (std::string why = operators_pruned(spec.plan, entries, device); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
