@@ -502,6 +502,35 @@ TEST(PlanTuning, PrefetchPrunedWhereAsyncExists) {
   EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=off"), host, true), "");
 }
 
+// Operators in constant memory are pruned on CUDA, literals where D and LIFT have more than
+// 1,024 entries; nothing on the host. Their plans round-trip through points and text.
+TEST(PlanTuning, OperatorsPrunedOnCuda) {
+  const std::string scalar = "fusion=stage layout=element_major elements=8 nodes_per_thread=1 derivative=flux "
+                             "products=scalar prefetch=async operators=";
+  const Plan literals = plan_from_text(scalar + "literals"), constant = plan_from_text(scalar + "constant");
+  EXPECT_EQ(literals.operators, Operators::literals);
+  EXPECT_EQ(constant.operators, Operators::constant);
+  for (const Plan& plan : {literals, constant}) {
+    EXPECT_EQ(plan_of(point_of(plan)), plan);
+    EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+  }
+  EXPECT_EQ(literals.describe(), "fused stage, element_major, 8 elements/block, 1 nodes/thread, operators literals, "
+                                 "derivative of the flux, prefetch async");
+  rtcg::tune::Point unknown = point_of(literals);
+  unknown["operators"] = 4;
+  EXPECT_THROW((void)plan_of(unknown), Error);
+  const rtcg::DeviceInfo h100 = h100_limits();
+  EXPECT_EQ(operators_pruned(literals, 540, h100), "");   // order 2 on tetrahedra
+  EXPECT_EQ(operators_pruned(literals, 1024, h100), "");
+  EXPECT_EQ(operators_pruned(literals, 2000, h100).rfind("operators as literals with 2000 entries", 0), 0u);
+  EXPECT_EQ(operators_pruned(constant, 540, h100).rfind("operators in constant memory", 0), 0u);
+  EXPECT_EQ(operators_pruned(plan_from_text(scalar + "global"), 5775, h100), "");
+  rtcg::DeviceInfo host;
+  host.arch = "host";
+  EXPECT_EQ(operators_pruned(literals, 5775, host), "");
+  EXPECT_EQ(operators_pruned(constant, 540, host), "");
+}
+
 // On sm_90 and newer, FP64-tensor plans with 16-row tiles outside 2-8 elements per block, and a
 // set k unrolling other than with 16-row tiles and prefetch async, are pruned; nothing on the
 // host, below sm_90 or for other products.

@@ -803,6 +803,43 @@ TEST(SolverPlans, ColumnTilesThatDoNotFitAreRefused) {
   EXPECT_EQ(refusal(ahead), "the plan does not fit: column tiles (tiles = columns) load no k step ahead (k_ahead = 0)");
 }
 
+// Products by column (operators = constant or literals) with tensor products, several nodes per
+// thread, or operators too large for constant memory or for literal code are refused with what
+// to change.
+TEST(SolverPlans, ByColumnPlansThatDoNotFitAreRefused) {
+  auto refusal = [](Cavity& cavity, const Plan& plan) {
+    try {
+      cavity.solver->set_plan(plan);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  Cavity a("maxwell3d", 1, 2, host());
+  const Plan plan = fused(Layout::element_major, 4, 1, Operators::literals, Derivative::flux);
+  EXPECT_NO_THROW(a.solver->set_plan(plan));
+  Plan tensor = plan;
+  tensor.products = Products::tensor;
+  EXPECT_EQ(refusal(a, tensor), "the plan does not fit: operators = literals computes the products by column with FMAs "
+                                "(products = scalar); tensor-core products read their operators' fragments from global "
+                                "or shared memory");
+  Plan two = plan;
+  two.operators = Operators::constant;
+  two.nodes_per_thread = 2;
+  EXPECT_EQ(refusal(a, two), "the plan does not fit: operators = constant computes the products by column, and the "
+                             "update one node per thread (nodes_per_thread = 1)");
+  // Order 5 in double: 3 x 56^2 + 56 x 84 = 14,112 entries, 112,896 bytes.
+  Cavity five("maxwell3d", 1, 5, host());
+  Plan constant = plan;
+  constant.operators = Operators::constant;
+  EXPECT_EQ(refusal(five, constant), "the plan does not fit: operators = constant needs 112896 bytes of constant memory "
+                                     "for D and LIFT at order 5, more than 61440; use operators = global or shared");
+  // Order 6: 3 x 84^2 + 84 x 112 = 30,576 entries.
+  Cavity six("maxwell3d", 1, 6, host());
+  EXPECT_EQ(refusal(six, plan), "the plan does not fit: operators = literals would write the 30576 entries of D and LIFT "
+                                "at order 6 into the kernel, more than 16384; use operators = global, shared or constant");
+}
+
 // Element groups per block and teams per block: within their ranges, and a block of teams at
 // most 1024 threads.
 TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {

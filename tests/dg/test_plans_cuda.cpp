@@ -105,6 +105,7 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
   space.groups_per_block = {1, 2};
   space.row_tiles = {1, 2, 3};
   space.k_unroll = {0};  // the k loops unrolled a set count (and k_ahead): CudaKUnroll and CudaAsync
+  space.operators = {Operators::global, Operators::shared};  // constant and literals: CudaByColumn
   space.prune = false;  // every pipelined plan too, not only those the tuner would time
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
