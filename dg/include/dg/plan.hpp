@@ -51,7 +51,9 @@ enum class Fusion : unsigned char { none, stage };
 //   literals   as constant, with the entries written into the code as literals, the loops
 //           unrolled and zero entries dropped (GiMMiK's idea, Wozniak et al. 2016): no operator
 //           loads at all. The kernel grows with the operators (at most 16,384 entries of D and
-//           LIFT together: order 5 on tetrahedra)
+//           LIFT together: order 5 on tetrahedra). Measured on the H100 (2026-11-27): literals
+//           won double orders 1-2 and float order 2 and lost from order 3 on; constant memory
+//           never won (docs/tuning.md)
 enum class Operators : unsigned char { global, shared, constant, literals };
 
 // What the fused kernel differentiates.

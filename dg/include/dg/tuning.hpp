@@ -188,11 +188,11 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
 
 // Why the DG tuning job drops a plan for where it keeps its operators, before compiling, or
 // empty: on CUDA, operators = constant (measured on the H100, 2026-11-27: within 2-7 % of the
-// winner at order 1, 1.6-29x slower at orders 2-4, where the warps' walks through a table of
+// winner at order 1, 1.6-29x slower at orders 2-4; likely the warps' walks through a table of
 // several KB miss the constant cache), and operators = literals where D and LIFT have more than
 // 1,024 entries together (`operator_entries`; at orders 3-4 on tetrahedra, 2,000 and 5,775
-// entries, the literal code ran 1.1-4.7x slower than the winner, its kernels larger than the
-// instruction cache). Never pruned on the host.
+// entries, the literal code ran 1.1-4.7x slower than the winner; likely its kernels outgrow the
+// instruction cache, not profiled). Never pruned on the host.
 std::string operators_pruned(const Plan& plan, long long operator_entries, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
