@@ -195,6 +195,46 @@ TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
     }
 }
 
+// Literal operators: one FMA per nonzero entry of D_r, D_s, D_t and LIFT per kernel, zero
+// entries dropped (order 1 on tetrahedra: D_a has zero entries), and the constant table holds
+// every entry.
+TEST(GeneratedDgKernels, LiteralOperatorsDropZeroEntries) {
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec;
+  spec.law = &law;
+  spec.parameters = fluxes::resolve_parameters(law);
+  for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
+  spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
+  const Element& e = element(Shape::tetrahedron, 1);
+  spec.element = &e;
+  spec.plan.fusion = Fusion::stage;
+  spec.plan.stage_elements_per_block = 4;
+  spec.plan.operators = Operators::literals;
+  int nonzero = 0, entries = 0;
+  for (const Eigen::MatrixXd* m : {&e.Dr, &e.Ds, &e.Dt, &e.LIFT})
+    for (Eigen::Index i = 0; i < m->rows(); ++i)
+      for (Eigen::Index j = 0; j < m->cols(); ++j) {
+        ++entries;
+        nonzero += (*m)(i, j) != 0.0 ? 1 : 0;
+      }
+  ASSERT_LT(nonzero, entries);
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  for (const Derivative derivative : {Derivative::flux, Derivative::state}) {
+    spec.plan.derivative = derivative;
+    const GeneratedKernels kernels = generate_kernels(spec);
+    // Two kernels (LSERK4 and SSP-RK3 stages), each with the products once.
+    EXPECT_EQ(count(kernels.source, "] += ("), 2 * nonzero) << to_string(derivative);
+  }
+  spec.plan.operators = Operators::constant;
+  const GeneratedKernels kernels = generate_kernels(spec);
+  EXPECT_NE(kernels.source.find("rtdg_cops[" + std::to_string(entries) + "] = {"), std::string::npos);
+  EXPECT_EQ(count(kernels.source, "] += ("), 0);
+}
+
 // Products by column (operators in constant memory or as literals) for sm_90, both derivatives and
 // both precisions, at orders 2 and 4 (the literal code of order 4 is about 35,000 lines).
 TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {

@@ -10,12 +10,12 @@
 //   sG [NCOLP][LDG]           metric-folded fluxes G_a, row a * NP + j (Derivative::flux only;
 //                             Directions::split: one direction's window at a time, see below)
 //   sF [NCOLP][LDF]           Fscale * n.(F - F*) at the NFN face nodes
-//   sY [NCOLP][LDY]           tensor products: D_a u at row a * NP + i (Derivative::state), or
+//   sY [NCOLP][LDY]           tensor and by-column products: D_a u at row a * NP + i (state), or
 //                             -sum_a D_a G_a + LIFT sF at row i (Derivative::flux)
-//   sZ [NCOLP][LDZ]           tensor products, Derivative::state: LIFT sF at row i
+//   sZ [NCOLP][LDZ]           tensor and by-column products, Derivative::state: LIFT sF at row i
 //   sD [DIM][NP][NP]          D_a transposed, sD[(a*NP + j)*NP + i] = D_a(i, j)  (Operators::shared)
 //   sL [NFN][NP]              LIFT transposed, sL[m*NP + i] = LIFT(i, m)         (Operators::shared)
-// Scalar products: LDQ = NP, LDG = DIM * NP, LDF = NFN, no padding. The operators arrive
+// Scalar products by node: LDQ = NP, LDG = DIM * NP, LDF = NFN, no padding. The operators arrive
 // transposed (DT, LT) so that the threads of an element, which hold consecutive nodes i, read
 // consecutive addresses.
 //
@@ -44,6 +44,17 @@
 // MR = Plan::row_tiles operator row tiles of one 16-column tile, each column fragment serving
 // MR mma. Tiles are stored as pairs of rows (2-real stores where sY is aligned), LDY and LDZ 8
 // mod 16 for conflict-free stores (output_ld_columns).
+//
+// By-column products (Operators::constant and literals, scalar products, one node per thread):
+// a thread takes one column col of the block and a chunk of at most 16 output rows of one
+// product (Derivative::state: D_r, D_s, D_t from sq into sY, LIFT from sF into sZ; flux: -[D_r,
+// D_s, D_t] from sG and LIFT from sF together into sY), streams the column's input entries and
+// keeps the chunk's rows in registers; consecutive threads take consecutive columns of one
+// chunk, so a warp shares each operator entry (rtdg_cops in constant memory, or literals in the
+// code with zero entries dropped). LDQ, LDF, LDG, LDY and LDZ are odd, so the threads' columns
+// lie in different banks. With the flux derivative in one chunk, a thread writes its sY column
+// over its own sG column (LDY = LDG), read before. Then one thread per node updates, as after
+// tensor products.
 //
 // TF32 products (Plan::products == tf32x3, float, 16-row tiles, sm_80 and newer): the same
 // fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row
