@@ -163,16 +163,23 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
   }
 }
 
-// Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
-// and both precisions, for sm_80.
-TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
-  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_80");
-  const fluxes::Law law = test::law_file("maxwell3d");
+// A kernel spec of the 3D Maxwell law with every boundary condition and a plane wave for the
+// incident ones; the caller sets the element and the plan.
+KernelSpec maxwell3d_spec(const fluxes::Law& law) {
   KernelSpec spec;
   spec.law = &law;
   spec.parameters = fluxes::resolve_parameters(law);
   for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
   spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
+  return spec;
+}
+
+// Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
+// and both precisions, for sm_80.
+TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_80");
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec = maxwell3d_spec(law);
   spec.element = &element(Shape::tetrahedron, 3);
   for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
     for (const Derivative derivative : {Derivative::flux, Derivative::state}) {
@@ -200,11 +207,7 @@ TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
 // every entry.
 TEST(GeneratedDgKernels, LiteralOperatorsDropZeroEntries) {
   const fluxes::Law law = test::law_file("maxwell3d");
-  KernelSpec spec;
-  spec.law = &law;
-  spec.parameters = fluxes::resolve_parameters(law);
-  for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
-  spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
+  KernelSpec spec = maxwell3d_spec(law);
   const Element& e = element(Shape::tetrahedron, 1);
   spec.element = &e;
   spec.plan.fusion = Fusion::stage;
@@ -240,11 +243,7 @@ TEST(GeneratedDgKernels, LiteralOperatorsDropZeroEntries) {
 TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
   const fluxes::Law law = test::law_file("maxwell3d");
-  KernelSpec spec;
-  spec.law = &law;
-  spec.parameters = fluxes::resolve_parameters(law);
-  for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
-  spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
+  KernelSpec spec = maxwell3d_spec(law);
   const bool verbose = std::getenv("RTDG_PTXAS_VERBOSE") != nullptr;  // registers, for tuning work
   for (const int N : {2, 4}) {
     spec.element = &element(Shape::tetrahedron, N);
