@@ -6,6 +6,8 @@
 # precision:orders. Prints, per order, the best by-column plan and the best other plan with
 # their times, and the sweep's winner. Logs under $OUT.
 #   CASES="double:1-5" bash benchmarks/experiments/by_column_ab.sh
+# SPACE replaces the added space words, e.g. SPACE="--space operators=constant,literals --space
+# products=scalar --space prefetch=async --space prune=off" for the two by-column places alone.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/by-column-ab}; mkdir -p "$out"
@@ -15,7 +17,7 @@ for case in ${CASES:-double:1-5 float:1-5}; do
   log=$out/tune-$prec-N$orders-by-column.log
   start=$SECONDS
   $build/apps/rtdg tune dg data/maxwell/sphere.toml --set "mesh.file=\"$mesh\"" --set run.backend=cuda \
-    --orders "$orders" --precision "$prec" --space operators=global,shared,constant,literals > "$log" 2>&1
+    --orders "$orders" --precision "$prec" ${SPACE:---space operators=global,shared,constant,literals} > "$log" 2>&1
   echo "($case: tune took $((SECONDS - start)) s)"
   python3 - "$log" "$prec" <<'PY'
 import re, sys

@@ -308,9 +308,10 @@ void write_constant_operators(rtcg::SourceWriter& w, const KernelSpec& spec) {
 // Operators::constant and literals, sq, sF (and sG) filled and synced: the products into sY (and
 // sZ) by column. Task s of NTASK = (parts x chunks) x NCOL takes column col = s % NCOL and the
 // rows of one chunk of one part: consecutive threads take consecutive columns of the same
-// chunk, so a warp's threads read the same operator entry (constant memory: one broadcast) or
-// run the same literal code, and each reads its own column (odd leading dimensions: no bank
-// conflicts). Each input entry read serves the chunk's rows, accumulated in registers.
+// chunk, so a warp's threads run the same code (the same operator entry: a literal, or one
+// constant-memory address fixed in the code, a broadcast), and each reads its own column (odd
+// leading dimensions: no bank conflicts). Each input entry read serves the chunk's rows,
+// accumulated in registers.
 void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
   const bool literals = spec.plan.operators == Operators::literals;
   const bool single = spec.scalar == fluxes::ScalarType::float32;
@@ -335,26 +336,22 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
       for (const ColumnInput& input : part.inputs) {
         auto scope = w.block("");
         w.line("const real* x = " + input.buffer + " + col * " + input.ld + ";");
-        if (literals) {
-          for (int j = 0; j < input.count; ++j) {
-            std::string line = "{ const real v = x[" + str(j) + "];";
-            bool any = false;
-            for (int r = 0; r < rows; ++r) {
-              const double value = input.value(i0 + r, j);
-              const bool zero = single ? static_cast<float>(value) == 0.0f : value == 0.0;
-              if (zero) continue;  // GiMMiK: a zero entry costs nothing
-              line += " acc[" + str(r) + "] += " + real_literal(value, single) + " * v;";
-              any = true;
-            }
-            if (any) w.line(line + " }");
+        // Unrolled, zero entries dropped (GiMMiK: a zero entry costs nothing); each entry a
+        // literal, or the constant table's entry at an address fixed in the code.
+        for (int j = 0; j < input.count; ++j) {
+          std::string line = "{ const real v = x[" + str(j) + "];";
+          bool any = false;
+          for (int r = 0; r < rows; ++r) {
+            const double value = input.value(i0 + r, j);
+            const bool zero = single ? static_cast<float>(value) == 0.0f : value == 0.0;
+            if (zero) continue;
+            const std::string entry =
+                literals ? real_literal(value, single)
+                         : "rtdg_cops[" + str(input.base + (i0 + r) * input.count + j) + "]";
+            line += " acc[" + str(r) + "] += " + entry + " * v;";
+            any = true;
           }
-        } else {
-          const std::string count = str(input.count);
-          auto loop = w.block("for (int j = 0; j < " + count + "; ++j)");
-          w.line("const real v = x[j];");
-          w.line("#pragma unroll");
-          w.line("for (int r = 0; r < " + str(rows) + "; ++r) acc[r] += rtdg_cops[" + str(input.base) + " + (" + str(i0) +
-                 " + r) * " + count + " + j] * v;");
+          if (any) w.line(line + " }");
         }
       }
       w.line("real* y = " + part.output + " + col * " + part.ld + " + " + str(part.row0 + i0) + ";");
