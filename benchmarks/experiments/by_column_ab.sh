@@ -32,6 +32,9 @@ def report():
         print(f'  by-column: {col[1]}')
         print(f'  other:     {other[1]}')
     elif other: print(f'{prec} N{order}: no by-column plan ran; best other {other[0]:.4f}')
+    for place in ('constant', 'literals'):
+        one = min(((v, k) for k, v in best.items() if 'operators ' + place in k), default=None)
+        if one: print(f'  best {place}: {one[0]:.4f} ms/stage, {one[1]}')
 for line in open(log):
     m = re.match(r'^tuning .*?N(\d+)', line) or re.match(r'^== .*order (\d+)', line)
     if m and m.group(1) != order:
