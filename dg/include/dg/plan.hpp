@@ -40,20 +40,20 @@ enum class Fusion : unsigned char { none, stage };
 //           once per block at its start and read by all of its teams (Plan::teams) and groups:
 //           the products then wait on shared memory instead of L2, and the copy's L2 traffic
 //           is one per block instead of one per group
-//   constant   scalar products only: the operators in constant memory, initialised in the
-//           generated source (no upload), and the products computed by column: a thread takes
-//           one (element, component) column and a chunk of at most 16 output rows of one
-//           operator (D_r, D_s, D_t or LIFT), so all threads of a warp read the same operator
-//           entry at a time (a constant-cache broadcast, no L1 traffic for the operator) and
-//           each column entry read from shared memory serves the chunk's rows. The outputs go
-//           through shared memory (as with tensor products), then one thread per node updates.
-//           The operators must fit constant memory (60 KB: about order 4 in double)
-//   literals   as constant, with the entries written into the code as literals, the loops
-//           unrolled and zero entries dropped (GiMMiK's idea, Wozniak et al. 2016): no operator
-//           loads at all. The kernel grows with the operators (at most 16,384 entries of D and
-//           LIFT together: order 5 on tetrahedra). Measured on the H100 (2026-11-27): literals
-//           won double orders 1-2 and float order 2 and lost from order 3 on; constant memory
-//           never won (docs/tuning.md)
+//   constant   scalar products only, computed by column: a thread takes one (element,
+//           component) column and a chunk of at most 16 output rows of one operator (D_r, D_s,
+//           D_t or LIFT), in code unrolled over the operator's entries with zero entries dropped,
+//           so all threads of a warp use the same operator entry at a time and each column entry
+//           read from shared memory serves the chunk's rows. The entries are read from a table
+//           in constant memory, initialised in the generated source (no upload), at addresses
+//           fixed in the code (a constant-cache broadcast, no L1 traffic for the operator). The
+//           outputs go through shared memory (as with tensor products), then one thread per node
+//           updates. The operators must fit constant memory (60 KB: about order 4 in double)
+//   literals   as constant, with the entries written into the code as literals (GiMMiK's idea,
+//           Wozniak et al. 2016): no operator loads at all. The kernel grows with the operators
+//           (at most 16,384 entries of D and LIFT together: order 5 on tetrahedra). Measured on
+//           the H100 (2026-11-27): literals won double orders 1-2 and float order 2 and lost
+//           from order 3 on; constant memory never won (docs/tuning.md)
 enum class Operators : unsigned char { global, shared, constant, literals };
 
 // What the fused kernel differentiates.

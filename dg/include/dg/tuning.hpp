@@ -187,9 +187,9 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
 std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool single);
 
 // Why the DG tuning job drops a plan for where it keeps its operators, before compiling, or
-// empty: on CUDA, operators = constant (measured on the H100, 2026-11-27: within 2-7 % of the
-// winner at order 1, 1.6-29x slower at orders 2-4; likely the warps' walks through a table of
-// several KB miss the constant cache), and operators = literals where D and LIFT have more than
+// empty: on CUDA, operators = constant (measured on the H100, 2026-11-27: behind the same
+// unrolled code with literals by 1-4 % at order 1 and 1.1-2.5x at orders 2-3, so the constant
+// cache, not the code, holds it back; behind the winner at orders 1-4), and operators = literals where D and LIFT have more than
 // 1,024 entries together (`operator_entries`; at orders 3-4 on tetrahedra, 2,000 and 5,775
 // entries, the literal code ran 1.1-4.7x slower than the winner; likely its kernels outgrow the
 // instruction cache, not profiled). Never pruned on the host.

@@ -567,8 +567,8 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
 std::string operators_pruned(const Plan& plan, long long operator_entries, const rtcg::DeviceInfo& device) {
   if (plan.fusion != Fusion::stage || device.arch == "host") return {};
   if (plan.operators == Operators::constant)
-    return "operators in constant memory: 1.6-29x slower than the winner at orders 2-4 (H100, 2026-11-27); "
-           "--space operators=constant tries them with prune=off";
+    return "operators in constant memory: behind literal operators at orders 1-3 (1.01-2.5x) and behind the winner "
+           "at orders 1-4 (H100, 2026-11-27); --space operators=constant tries them with prune=off";
   if (plan.operators == Operators::literals && operator_entries > 1024)
     return "operators as literals with " + std::to_string(operator_entries) +
            " entries of D and LIFT: above 1,024 the literal code ran 1.1-4.7x slower than the winner (H100, "
