@@ -41,7 +41,8 @@ struct PlanSpace {
   std::vector<int> nodes_per_thread{1, 2};
   // Operators::literals (products by column, the operators in the code) is tried where D and
   // LIFT have at most 1,024 entries together, with `prune` (operators_pruned: orders 1-2 on
-  // tetrahedra); Operators::constant only where asked for (it never came first: docs/tuning.md).
+  // tetrahedra); Operators::constant only where asked for and with prune off (it never came
+  // first: docs/tuning.md).
   std::vector<Operators> operators{Operators::global, Operators::shared, Operators::literals};
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
   // Tensor products: double, and float through the FP64 tensor cores. tf32x3 (float, compute
