@@ -85,6 +85,13 @@ struct KernelSpec {
 // Face connectivity (Plan::connectivity = faces): the table of a mesh's face-node orders holds
 // at most this many (FACE_ORDERS in the generated code; docs/tuning.md).
 inline constexpr int max_face_orders = 64;
+
+// Entries of D_r, D_s (, D_t) and LIFT together: DIM Np^2 + Np Nfaces Nfp. What literal operators
+// (Plan::operators = literals) write into a kernel, and constant ones put in constant memory.
+inline long long operator_entries(const Element& element) {
+  return static_cast<long long>(element.dim) * element.Np * element.Np +
+         static_cast<long long>(element.Np) * element.Nfaces * element.Nfp;
+}
 // Whether the kernels of `plan` read the face connectivity (fused plans with connectivity =
 // faces): their vmapP argument is then the solver's compressed array (one word per face after
 // the table of face-node orders) instead of vmapP.

@@ -227,7 +227,8 @@ int column_ld(int rows) { return rows | 1; }
 // output buffer: the output rows `row0` .. row0 + NP - 1 of each column of `output`, from the
 // column's entries of the inputs, each entry (i, j) of an operator (`value`) times input entry j
 // (at `ld` reals per column). The operator's entries lie in the constant table from `base` on,
-// entry (i, j) at base + i * count + j, in the order of the parts.
+// entry (i, j) at base + i * count + j, in the order of the parts and inputs (by_column_parts
+// sets it).
 struct ColumnInput {
   std::string buffer, ld;
   int count = 0;
@@ -254,21 +255,26 @@ std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
   const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
   const Eigen::MatrixXd* derivative[3] = {&element.Dr, &element.Ds, &element.Dt};
   std::vector<ColumnPart> parts;
-  int base = 0;
   auto lift = [&element](int i, int m) { return element.LIFT(i, m); };
   if (spec.plan.derivative == Derivative::state) {
     // sY rows a NP + i = (D_a u)(i), sZ rows i = (LIFT sF)(i).
     for (int a = 0; a < dim; ++a) {
       const Eigen::MatrixXd* D = derivative[a];
-      parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }, base}}});
-      base += Np * Np;
+      parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }}}});
     }
-    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift, base}}});
+    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift}}});
   } else {
     // sY rows i = -sum_a (D_a G_a)(i) + (LIFT sF)(i).
     auto minus_d = [derivative, Np](int i, int j) { return -(*derivative[j / Np])(i, j % Np); };
-    parts.push_back({"sY", "LDY", 0, {{"sG", "LDG", dim * Np, minus_d, 0}, {"sF", "LDF", Nfn, lift, Np * dim * Np}}});
+    parts.push_back({"sY", "LDY", 0, {{"sG", "LDG", dim * Np, minus_d}, {"sF", "LDF", Nfn, lift}}});
   }
+  // The constant table: every operator's Np rows, in this order.
+  int base = 0;
+  for (ColumnPart& part : parts)
+    for (ColumnInput& input : part.inputs) {
+      input.base = base;
+      base += Np * input.count;
+    }
   return parts;
 }
 
@@ -364,6 +370,10 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
                       const std::vector<std::string>& epilogue);
+
+// The products go through sY (and sZ), then one thread per node updates: tensor products and
+// by-column products (operators constant or literals).
+bool staged_products(const Plan& plan, const Scratch& sc) { return plan.products != Products::scalar || sc.by_column; }
 
 // A stage kernel: the frame binding the block's elements (CUDA: a thread block; host: one
 // iteration of an OpenMP loop over blocks), then the body. `epilogue` writes the update of
@@ -1286,7 +1296,7 @@ void write_group_fluxes(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
 void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& sc,
                           const std::vector<std::string>& epilogue) {
   const bool by_state = spec.plan.derivative == Derivative::state;
-  if (spec.plan.products != Products::scalar || sc.by_column) {
+  if (staged_products(spec.plan, sc)) {
     if (sc.by_column) {
       write_by_column_products(w, spec, sc);
       w.line("RTDG_SYNC();");
@@ -1375,9 +1385,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   const bool by_state = plan.derivative == Derivative::state;
   const bool shared_ops = plan.operators == Operators::shared && !sc.shared_fragments;
   const bool tensor = plan.products != Products::scalar;
-  // The products go through sY (and sZ), then one thread per node updates: tensor products and
-  // by-column products (operators constant or literals).
-  const bool staged = tensor || sc.by_column;
+  const bool staged = staged_products(plan, sc);
   const bool prefetch = plan.prefetch != Prefetch::off;
   const bool in_turn = sc.gpb > 1;
   const bool pipelined = in_turn && prefetch;
@@ -1565,7 +1573,7 @@ Scratch scratch_of(const KernelSpec& spec) {
     if (plan.nodes_per_thread != 1)
       throw Error("the plan does not fit: operators = " + which + " computes the products by column, and the update "
                   "one node per thread (nodes_per_thread = 1)");
-    const long long entries = static_cast<long long>(dim) * Np * Np + static_cast<long long>(Np) * Nfn;
+    const long long entries = operator_entries(element);
     const long long bytes = entries * (spec.scalar == fluxes::ScalarType::float32 ? 4 : 8);
     if (plan.operators == Operators::constant && bytes > max_constant_bytes)
       throw Error("the plan does not fit: operators = constant needs " + std::to_string(bytes) +
@@ -1848,7 +1856,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
   // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
-  const bool pre = plan.prefetch != Prefetch::off && (plan.products != Products::scalar || sc.by_column);
+  const bool pre = plan.prefetch != Prefetch::off && staged_products(plan, sc);
   if (plan.operators == Operators::constant) write_constant_operators(w, spec);
   const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "res[idx]";
   const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "u0[idx]";

@@ -623,9 +623,7 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   const bool async_tried =
       std::find(space.prefetch.begin(), space.prefetch.end(), Prefetch::async) != space.prefetch.end();
   const bool single = is_single(solver);
-  const Element& element = solver.discretization().element;
-  const long long entries = static_cast<long long>(element.dim) * element.Np * element.Np +
-                            static_cast<long long>(element.Np) * element.Nfaces * element.Nfp;
+  const long long entries = operator_entries(solver.discretization().element);
   job.generate = [base, K, ssp, context, device, prune, async_tried, single, entries](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
