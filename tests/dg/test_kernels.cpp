@@ -202,6 +202,36 @@ TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
     }
 }
 
+// TF32 column tiles (float: the block's columns as the rows of mma.m16n8k8.tf32, three products
+// per tile) for sm_90, at order 4 (Np = 35: an odd count of 4-k fragments, so the last k step
+// has no second half) and order 2: the state derivative, and the flux derivative joint and split.
+TEST(GeneratedDgKernels, Tf32ColumnTilesCompileWithNvrtcForSm90) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec = maxwell3d_spec(law);
+  spec.scalar = fluxes::ScalarType::float32;
+  for (const int N : {2, 4})
+    for (const int variant : {0, 1, 2}) {
+      spec.element = &element(Shape::tetrahedron, N);
+      spec.plan = Plan{};
+      spec.plan.fusion = Fusion::stage;
+      spec.plan.layout = Layout::element_major;
+      spec.plan.stage_elements_per_block = 8;
+      spec.plan.products = Products::tf32x3;
+      spec.plan.prefetch = Prefetch::async;
+      spec.plan.tiles = Tiles::columns;
+      spec.plan.row_tiles = 2;
+      spec.plan.derivative = variant == 0 ? Derivative::state : Derivative::flux;
+      spec.plan.directions = variant == 2 ? Directions::split : Directions::joint;
+      const GeneratedKernels kernels = generate_kernels(spec);
+      EXPECT_NE(kernels.source.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
+      rtcg::Program program;
+      program.name = kernels.name;
+      program.source = kernels.source;
+      EXPECT_NO_THROW((void)nvrtc->compile(program)) << kernels.name << "\n" << kernels.source;
+    }
+}
+
 // Literal operators: one FMA per nonzero entry of D_r, D_s, D_t and LIFT per kernel, zero
 // entries dropped (order 1 on tetrahedra: D_a has zero entries), and the constant table holds
 // every entry.

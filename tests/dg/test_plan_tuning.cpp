@@ -597,6 +597,17 @@ TEST(PlanTuning, TilingPrunedOnSm90) {
   EXPECT_EQ(columns_unrolled.rfind("column tiles with k steps unrolled a set count", 0), 0u) << columns_unrolled;
   EXPECT_EQ(tiling_pruned(columns(1, 1, "off", "2"), a100, false), "");
   EXPECT_EQ(tiling_pruned(columns(1, 1, "off", "2"), host, false), "");
+  // TF32 column tiles: the column-tile rules, nothing else.
+  auto tf32_columns = [&](int elements, int row_tiles, const std::string& k_unroll) {
+    Plan p = columns(elements, row_tiles, "async", k_unroll);
+    p.products = Products::tf32x3;
+    return p;
+  };
+  EXPECT_EQ(tiling_pruned(tf32_columns(8, 2, "all"), h100, true), "");
+  EXPECT_EQ(tiling_pruned(tf32_columns(8, 1, "all"), h100, true).rfind("column tiles with one operator row tile", 0), 0u);
+  EXPECT_EQ(tiling_pruned(tf32_columns(16, 2, "all"), h100, true).rfind("column tiles with 16 elements per block", 0),
+            0u);
+  EXPECT_EQ(tiling_pruned(tf32_columns(4, 2, "2"), h100, true).rfind("column tiles with k steps unrolled", 0), 0u);
 }
 
 // A space without the default plan's layout (rtdg tune dg --space layouts=element_major) or

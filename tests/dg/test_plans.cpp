@@ -726,13 +726,31 @@ TEST(SolverPlans, TensorProductsInFloatMatchTheDefaultFloatPlan) {
   Plan tf32_split = split, tf32_state = state;
   tf32_split.products = tf32_state.products = Products::tf32x3;
   tf32_state.tile_rows = 16;
-  for (const Plan& plan : {joint, split, state, tf32_split, tf32_state}) {
+  // TF32 column tiles (the block's columns as the mma's 16 rows, 8-row operator fragments):
+  // the joint flux derivative with held tiles, and the state derivative.
+  Plan tf32_columns = joint, tf32_columns_state = state;
+  for (Plan* plan : {&tf32_columns, &tf32_columns_state}) {
+    plan->products = Products::tf32x3;
+    plan->tiles = Tiles::columns;
+    plan->row_tiles = 2;
+  }
+  for (const Plan& plan : {joint, split, state, tf32_split, tf32_state, tf32_columns, tf32_columns_state}) {
     SCOPED_TRACE(plan.describe());
     Cavity other("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float32, Integrator::lserk4, plan);
     other.solver->set_state(start);
     const std::vector<double> got = other.solver->rhs(0.25);
     EXPECT_LE(max_difference(got, rhs), 1e-5 * max_abs(rhs));
     EXPECT_LE(max_difference(got, rhs64), 1e-5 * max_abs(rhs64));
+  }
+  // TF32 products with 8-row tiles of the operator's rows are refused with what to change.
+  Plan rows8 = tf32_columns;
+  rows8.tiles = Tiles::rows;
+  try {
+    reference.solver->set_plan(rows8);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_STREQ(error.what(), "the plan does not fit: TF32 tensor products (products = tf32x3) take 16-row tiles "
+                               "(tile_rows = 16) or column tiles (tiles = columns)");
   }
 }
 
@@ -791,8 +809,8 @@ TEST(SolverPlans, ColumnTilesThatDoNotFitAreRefused) {
   Plan scalar = plan;
   scalar.products = Products::scalar;
   scalar.row_tiles = 1;
-  EXPECT_EQ(refusal(scalar), "the plan does not fit: column tiles (tiles = columns) are for FP64 tensor-core products "
-                             "(products = tensor)");
+  EXPECT_EQ(refusal(scalar), "the plan does not fit: column tiles (tiles = columns) are for tensor-core products "
+                             "(products = tensor or tf32x3)");
   Plan sixteen = plan;
   sixteen.tile_rows = 16;
   EXPECT_EQ(refusal(sixteen), "the plan does not fit: column tiles (tiles = columns) take 8 operator rows per tile "

@@ -246,7 +246,8 @@ TEST_P(CudaAlign, PaddedColumnsMatchTheDefaultPlan) {
 // Column tiles (Plan::tiles = columns: the block's columns as the mma's 16 rows, m16n8k4 on
 // sm_90): both derivatives, joint and split directions, 1-3 operator row tiles per warp item
 // (held in registers where they fit), k loops unrolled fully and 2 steps at a time, padding
-// columns (3 elements) and none (8 elements of 6 components).
+// columns (3 elements) and none (8 elements of 6 components); in float also on the TF32 tensor
+// cores (products = tf32x3: mma.m16n8k8, three products per tile).
 class CudaColumns : public ::testing::TestWithParam<CudaCase> {};
 
 TEST_P(CudaColumns, ColumnTilesMatchTheDefaultPlan) {
@@ -258,7 +259,7 @@ TEST_P(CudaColumns, ColumnTilesMatchTheDefaultPlan) {
   space.elements_per_block = {3, 8};
   space.nodes_per_thread = {1};
   space.operators = {Operators::global};
-  space.products = {Products::tensor};
+  space.products = {Products::tensor, Products::tf32x3};  // tf32x3: float only
   space.prefetch = {Prefetch::on, Prefetch::async};
   space.geometry = {GeometryPlace::global};
   space.tile_rows = {8};

@@ -43,7 +43,10 @@
 // 8 (Np = 35 at order 4: 40 rows, not 48) and the block's columns to 16 (NCOLP); a warp item is
 // MR = Plan::row_tiles operator row tiles of one 16-column tile, each column fragment serving
 // MR mma. Tiles are stored as pairs of rows (2-real stores where sY is aligned), LDY and LDZ 8
-// mod 16 for conflict-free stores (output_ld_columns).
+// mod 16 for conflict-free stores (output_ld_columns). With Plan::products == tf32x3 (float) the
+// same tiles take k in steps of 8 with mma.m16n8k8.tf32 (columns g and g + 8 at k = t and t + 4
+// as A, operator fragments 2 k8 and 2 k8 + 1 as B), each operand split as for TF32 row tiles
+// below; the accumulator layout is that of m16n8k4.
 //
 // By-column products (Operators::constant and literals, scalar products, one node per thread):
 // a thread takes one column col of the block and a chunk of at most 16 output rows of one
@@ -56,7 +59,7 @@
 // over its own sG column (LDY = LDG), read before. Then one thread per node updates, as after
 // tensor products.
 //
-// TF32 products (Plan::products == tf32x3, float, 16-row tiles, sm_80 and newer): the same
+// TF32 products (Plan::products == tf32x3, float, 16-row or column tiles, sm_80 and newer): the same
 // fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row
 // fragments (2 mt, kt), (2 mt + 1, kt), (2 mt, kt + 1), (2 mt + 1, kt + 1); B: k = t and t + 4).
 // Each operand is split into its TF32 rounding and the rounded rest, and each tile takes three
@@ -516,6 +519,36 @@ void write_column_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop,
   w.line("#pragma unroll");
   w.line("  for (int m = 0; m < RTDG_MR; ++m) a[m] = A + (mt + m < TR ? mt + m : TR - 1) * (TKS * 32) + lane;");
   w.line("  const real* b = B + (col0 + (lane >> 2)) * TLDB + (lane & 3);");
+  w.line("#if RTDG_TF32");
+  w.line("  // k in steps of 8 (m16n8k8.tf32): the columns' entries at k = t and t + 4 as A (columns g and");
+  w.line("  // g + 8), operator fragments 2 k8 and 2 k8 + 1 (operator row g at k = t, t + 4) as B. Each split");
+  w.line("  // into its TF32 rounding and the rounded rest; three products per tile, summed in float.");
+  w.line(k_loop);
+  w.line("  for (int k8 = 0; k8 < (TK + 1) / 2; ++k8) {");
+  w.line("    const bool whole = 2 * k8 + 1 < TK;  // an odd TK's last step has no k = t + 4 half");
+  w.line("    unsigned oh[RTDG_MR][2], ol[RTDG_MR][2];");
+  w.line("#pragma unroll");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+  w.line("      rtdg_tf32_split(" + ld + "(a[m] + 2 * k8 * 32), oh[m][0], ol[m][0]);");
+  w.line("      rtdg_tf32_split(whole ? " + ld + "(a[m] + (2 * k8 + 1) * 32) : 0.0f, oh[m][1], ol[m][1]);");
+  w.line("    }");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      const real* bn = b + nb * 16 * TLDB + k8 * 8;");
+  w.line("      unsigned ch[4], cl[4];");
+  w.line("      rtdg_tf32_split(bn[0], ch[0], cl[0]);");
+  w.line("      rtdg_tf32_split(bn[8 * TLDB], ch[1], cl[1]);");
+  w.line("      rtdg_tf32_split(whole ? bn[4] : 0.0f, ch[2], cl[2]);");
+  w.line("      rtdg_tf32_split(whole ? bn[8 * TLDB + 4] : 0.0f, ch[3], cl[3]);");
+  w.line("#pragma unroll");
+  w.line("      for (int m = 0; m < RTDG_MR; ++m) {");
+  w.line("        rtdg_mma_tf32(acc[m][nb], cl, oh[m][0], oh[m][1]);");
+  w.line("        rtdg_mma_tf32(acc[m][nb], ch, ol[m][0], ol[m][1]);");
+  w.line("        rtdg_mma_tf32(acc[m][nb], ch, oh[m][0], oh[m][1]);");
+  w.line("      }");
+  w.line("    }");
+  w.line("  }");
+  w.line("#else");
   w.line(k_loop);
   w.line("  for (int kt = 0; kt < TK; ++kt) {");
   w.line("    double op[RTDG_MR];");
@@ -529,6 +562,7 @@ void write_column_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop,
   w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma_columns(acc[m][nb], c0, c1, op[m]);");
   w.line("    }");
   w.line("  }");
+  w.line("#endif");
   w.line("}");
   w.line("// The item's tiles of operator rows that exist (row tiles below TR) into Y[col * TLDY + row].");
   w.line("template <int TR, int TN, int TLDY>");
@@ -1530,8 +1564,9 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (tf32 && !single)
     throw Error("the plan does not fit: TF32 tensor products (products = tf32x3) are for float; double plans use "
                 "products = tensor");
-  if (tf32 && plan.tile_rows != 16)
-    throw Error("the plan does not fit: TF32 tensor products (products = tf32x3) take 16-row tiles (tile_rows = 16)");
+  if (tf32 && plan.tile_rows != 16 && plan.tiles != Tiles::columns)
+    throw Error("the plan does not fit: TF32 tensor products (products = tf32x3) take 16-row tiles (tile_rows = 16) "
+                "or column tiles (tiles = columns)");
   if (plan.row_tiles < 1 || plan.row_tiles > max_row_tiles)
     throw Error("the plan's row_tiles must be 1 to " + std::to_string(max_row_tiles) + ", got " +
                 std::to_string(plan.row_tiles));
@@ -1556,9 +1591,9 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (tensor && plan.nodes_per_thread != 1)
     throw Error("the plan does not fit: tensor-core products compute one node per thread (nodes_per_thread = 1)");
   sc.columns = plan.tiles == Tiles::columns;
-  if (sc.columns && plan.products != Products::tensor)
-    throw Error("the plan does not fit: column tiles (tiles = columns) are for FP64 tensor-core products (products = "
-                "tensor)");
+  if (sc.columns && !tensor)
+    throw Error("the plan does not fit: column tiles (tiles = columns) are for tensor-core products (products = "
+                "tensor or tf32x3)");
   if (sc.columns && plan.tile_rows != 8)
     throw Error("the plan does not fit: column tiles (tiles = columns) take 8 operator rows per tile (tile_rows = 8); "
                 "the 16 rows of their mma are the block's columns");
@@ -1642,8 +1677,8 @@ Scratch scratch_of(const KernelSpec& spec) {
       const int warps = sc.threads / 32;
       const int groups = (tiles + sc.mr - 1) / sc.mr;
       sc.ipw8 = sc.ipw16 = (groups * sc.ng + warps - 1) / warps;
-      // 4 doubles (8 registers) per tile held.
-      const bool held = sc.ipw8 * sc.mr * 8 <= 48;
+      // 4 doubles (8 registers) or 4 floats (tf32x3) per tile held.
+      const bool held = sc.ipw8 * sc.mr * (tf32 ? 4 : 8) <= 48;
       if (sc.split && !held)
         throw split_does_not_fit();
       sc.alias_y = !sc.split && held && output_ld_columns(Np) <= sc.ldg;
@@ -1826,8 +1861,13 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line(std::string("#define RTDG_TF32 ") + (tf32 ? "1" : "0"));
     w.line(std::string("typedef ") + (tf32 ? "float" : "double") + " rtdg_acc;  // the tiles' sums");
     if (sc.columns) {
-      w.line("// Column tiles: 16 of the block's columns by 8 operator rows (mma.m16n8k4 on sm_90 and newer, else");
-      w.line("// two mma.m8n8k4).");
+      if (tf32) {
+        w.line("// Column tiles: 16 of the block's columns by 8 operator rows, TF32 (mma.m16n8k8), three products");
+        w.line("// each, float sums.");
+      } else {
+        w.line("// Column tiles: 16 of the block's columns by 8 operator rows (mma.m16n8k4 on sm_90 and newer, else");
+        w.line("// two mma.m8n8k4).");
+      }
       w.line("#define RTDG_TILE_ROWS 8");
       w.line("#define RTDG_ACC 4");
       w.line("#define RTDG_IPW " + str(sc.ipw8));

@@ -404,11 +404,12 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    const bool shared_fragments = p.at("products") != 0 && p.at("operators") == 1;
                    return shared_fragments == (p.at("teams") > 1);
                  });
-  out.constraint("16-row tiles: tensor products only (FP64 on sm_90 and newer); TF32 products: 16-row tiles only",
+  out.constraint("16-row tiles: tensor products only (FP64 on sm_90 and newer); TF32 products: 16-row tiles, or 8 "
+                 "with column tiles",
                  [m16](const Point& p) {
                    const std::int64_t kind = p.at("products"), rows = p.at("tile_rows");
                    if (kind == 0) return rows == 8;
-                   if (kind == 2) return rows == 16;
+                   if (kind == 2) return rows == 16 || p.at("tiles") == 1;
                    return rows == 8 || m16;
                  });
   out.constraint("element groups per block > 1: fused plans that prefetch (pipelined), or teams sharing the "
@@ -443,10 +444,10 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    const std::int64_t mr = p.at("row_tiles");
                    return mr == 1 || (p.at("products") != 0 && mr <= (Np + p.at("tile_rows") - 1) / p.at("tile_rows"));
                  });
-  out.constraint("column tiles: FP64 tensor products with tile_rows = 8 and no k step loaded ahead",
+  out.constraint("column tiles: tensor products (FP64 or TF32) with tile_rows = 8 and no k step loaded ahead",
                  [](const Point& p) {
                    return p.at("tiles") == 0 ||
-                          (p.at("products") == 1 && p.at("tile_rows") == 8 && p.at("k_ahead") == 0);
+                          (p.at("products") != 0 && p.at("tile_rows") == 8 && p.at("k_ahead") == 0);
                  });
   out.constraint("row tiles per warp item the space does not list: column tiles only", [row_tiles_asked](const Point& p) {
     return p.at("tiles") == 1 ||
@@ -534,11 +535,15 @@ std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bo
 }
 
 std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool single) {
-  if (plan.fusion != Fusion::stage || plan.products != Products::tensor || device.arch == "host" ||
+  if (plan.fusion != Fusion::stage || plan.products == Products::scalar || device.arch == "host" ||
       device.compute_capability_major < 9)
     return {};
+  // TF32 products: the column-tile rules below (measured with FP64 column tiles in float) and
+  // nothing else.
+  const bool fp64 = plan.products == Products::tensor;
+  if (!fp64 && plan.tiles != Tiles::columns) return {};
   const int elements = plan.stage_elements_per_block;
-  if (plan.tile_rows == 16 && elements > 0 && (elements < 2 || elements > 8))  // 0: automatic
+  if (fp64 && plan.tile_rows == 16 && elements > 0 && (elements < 2 || elements > 8))  // 0: automatic
     return "16-row tiles with " + std::to_string(elements) +
            " elements per block: none came within 10 % of the winner (H100, 2026-11-26, orders 1-7, double and "
            "float); 2 to 8 are tried";
@@ -554,6 +559,7 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
     if (plan.k_unroll != 0)
       return "column tiles with k steps unrolled a set count (k_unroll): the best such plan 3-25 % behind the best "
              "column-tile plan unrolled fully at float orders 2-7 (H100, 2026-11-27)";
+    if (!fp64) return {};
   }
   if (plan.k_unroll != 0 && (plan.tile_rows != 16 || plan.prefetch != Prefetch::async))
     return "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async "
