@@ -200,7 +200,17 @@ void run_bench_dg(const BenchOptions& options) {
       untuned.kernels = solver.kernel_uses();
       Figures tuned;
       tuned.what = "tuned plan";
-      if (mode == rtcg::tune::TuneMode::off) {
+      if (!problem->cfg.plan.empty()) {
+        // The config names the plan: it is the one measured (where it fits this order and
+        // precision), not the database's.
+        try {
+          solver.set_plan(dg::plan_from_text(problem->cfg.plan));
+          tuned = figures(time_solver(), solver.setup().plan.describe(), "the config's run.plan");
+          tuned.kernels = solver.kernel_uses();
+        } catch (const std::exception& error) {
+          tuned.note = std::string("run.plan does not run here: ") + error.what();
+        }
+      } else if (mode == rtcg::tune::TuneMode::off) {
         tuned.note = "not measured: RTDG_TUNE=off";
       } else {
         try {

@@ -76,6 +76,7 @@ std::string effective_toml(const RunConfig& c) {
   line(out, "progress_every", std::to_string(c.progress_every));
   line(out, "blowup_factor", toml_float(c.blowup_factor));
   line(out, "overlap", c.overlap ? "true" : "false");
+  if (!c.plan.empty()) line(out, "plan", toml_string(c.plan));
 
   out += "\n[law]\n";
   line(out, "file", toml_string(c.law_file.string()));

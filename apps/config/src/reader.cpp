@@ -30,7 +30,8 @@ using Names = std::vector<std::string_view>;
 
 const Names top_tables = {"run",    "law",      "mesh",   "discretization", "time", "boundary",
                               "initial", "incident", "output", "checkpoint",     "probe", "farfield", "stabilization"};
-const Names run_keys = {"name", "backend", "precision", "output_dir", "progress_every", "blowup_factor", "overlap"};
+const Names run_keys = {"name",          "backend",       "precision", "output_dir",
+                        "progress_every", "blowup_factor", "overlap",   "plan"};
 const Names law_keys = {"file", "parameters"};
 const Names mesh_keys = {"file", "parameters", "periodic"};
 const Names discretization_keys = {"order"};
@@ -569,6 +570,8 @@ private:
     read_integer(run, "progress_every", "run.progress_every", 0, INT_MAX, config_.progress_every);
     read_number(run, "blowup_factor", "run.blowup_factor", Sign::nonnegative, config_.blowup_factor);
     read_bool(run, "overlap", "run.overlap", config_.overlap);
+    // run.plan's words are checked by the runner (runner::load_problem), which has the solver.
+    read_string(run, "plan", "run.plan", config_.plan);
   }
 
   void read_law(const toml::table& root) {

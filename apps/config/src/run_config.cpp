@@ -74,7 +74,7 @@ bool same_values(const RunConfig& a, const RunConfig& b) {
                              f.box_max == g.box_max && f.group == g.group && f.frequencies == g.frequencies &&
                              f.every == g.every && f.start == g.start && f.angles == g.angles && f.grid == g.grid;
   return a.name == b.name && a.backend == b.backend && a.precision == b.precision && a.output_dir == b.output_dir &&
-         a.overlap == b.overlap &&
+         a.overlap == b.overlap && a.plan == b.plan &&
          a.law_file == b.law_file && same_parameters(a.law_parameters, b.law_parameters) &&
          a.mesh_file == b.mesh_file && a.mesh_parameters == b.mesh_parameters &&
          same_periodic(a.periodic, b.periodic) && a.order == b.order && a.final_time == b.final_time &&

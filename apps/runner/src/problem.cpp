@@ -1,6 +1,7 @@
 #include "runner/problem.hpp"
 
 #include <dg/error.hpp>
+#include <dg/plan.hpp>
 #include <dg/total_field.hpp>
 #include <fluxes/law_lowering.hpp>
 #include <mesh/load.hpp>
@@ -83,6 +84,14 @@ std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const
 void load(Problem& problem, bool discretize) {
   Problem* p = &problem;
   const config::RunConfig& cfg = p->cfg;
+  // run.plan's words, before anything is loaded (whether the plan fits is the solver's check).
+  if (!cfg.plan.empty()) {
+    try {
+      (void)dg::plan_from_text(cfg.plan);
+    } catch (const dg::Error& e) {
+      throw fluxes::Error(cfg.where("run.plan"), "'run.plan': " + std::string(e.what()));
+    }
+  }
   p->law = fluxes::read_law(cfg.law_file);
   p->parameters = fluxes::resolve_parameters(p->law, cfg.law_parameters);
   mesh::LoadOptions load;

@@ -8,9 +8,11 @@
 
 #include <config/run_config.hpp>
 #include <dg/discretization.hpp>
+#include <dg/error.hpp>
 #include <dg/parallel.hpp>
 #include <dg/solver.hpp>
 #include <dg/tuning.hpp>
+#include <fluxes/diagnostics.hpp>
 #include <fluxes/law.hpp>
 #include <fluxes/law_lowering.hpp>
 #include <mesh/load.hpp>
@@ -144,7 +146,15 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const auto start = std::chrono::steady_clock::now();
   s.solver = std::make_unique<dg::Solver>(backend, s.disc, setup);
   s.solver->set_overlap(cfg.overlap);
-  if (!restart_plan.empty()) {
+  if (!cfg.plan.empty()) {
+    // The config names the plan (every rank the same one): it fits or the run stops here.
+    try {
+      s.solver->set_plan(dg::plan_from_text(cfg.plan));
+    } catch (const dg::Error& e) {
+      throw fluxes::Error(cfg.where("run.plan"), "'run.plan': " + std::string(e.what()));
+    }
+    s.plan_source = "the config's run.plan";
+  } else if (!restart_plan.empty()) {
     s.solver->set_plan(dg::plan_from_text(restart_plan));
     s.plan_source = "the checkpoint's";
   } else if (s.part.parallel()) {
@@ -171,6 +181,8 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       << format_number(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) << " s ("
       << s.solver->kernels().name << "; plan: " << s.solver->setup().plan.describe() << ", from " << s.plan_source
       << ")\n";
+  // The same plan as run.plan takes it, to pin it in a config.
+  log << "[rtdg] plan as run.plan: \"" << dg::to_text(s.solver->setup().plan) << "\"\n";
   if (s.part.parallel())
     log << "[rtdg] halo traces: " << halo_transfer_text(*s.solver, comm)
         << (cfg.overlap ? ", sent while the elements without halo faces are computed"

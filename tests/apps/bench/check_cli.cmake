@@ -28,6 +28,23 @@ if(KIND STREQUAL "bad_orders")
     endif()
   endforeach()
   return()
+elseif(KIND STREQUAL "plan")
+  # run.plan in the config: the bench measures that plan as the tuned one, and says so.
+  execute_process(COMMAND "${RTDG}" bench dg "${CONFIG}" --orders 2 --set run.backend=host --set mesh.parameters.h=0.5
+    --set "run.plan=\"fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global derivative=flux products=tensor\""
+    --runs 1 --json "${WORK}/bench.json"
+    WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "rtdg bench dg with run.plan failed (${rc}):\n${err}")
+  endif()
+  file(READ "${WORK}/bench.json" json)
+  string(JSON ok GET "${json}" cases 0 tuned ok)
+  string(JSON note GET "${json}" cases 0 tuned note)
+  string(JSON what GET "${json}" cases 0 tuned what)
+  if(NOT ok OR NOT note STREQUAL "the config's run.plan" OR NOT what MATCHES "tensor cores")
+    message(FATAL_ERROR "the tuned row is not the config's plan: ok ${ok}, note '${note}', plan '${what}'")
+  endif()
+  return()
 elseif(KIND STREQUAL "bench")
   execute_process(COMMAND "${RTDG}" bench dg "${CONFIG}" ${common} --runs 2 --json "${WORK}/bench.json"
     WORKING_DIRECTORY "${WORK}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -44,6 +44,7 @@ output_dir = "a\\b"
 progress_every = 7
 blowup_factor = 250.5
 overlap = false
+plan = "fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global derivative=flux"
 [law]
 file = "law.toml"
 [law.parameters]

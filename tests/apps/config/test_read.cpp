@@ -169,6 +169,16 @@ TEST_F(ConfigTest, ReadsOverlap) {
   EXPECT_TRUE(parse(minimal + "[run]\noverlap = true\n").overlap);
 }
 
+// run.plan names the kernel plan (dg::to_text's words); empty by default (the database chooses).
+TEST_F(ConfigTest, ReadsPlan) {
+  EXPECT_EQ(parse(minimal).plan, "");
+  const std::string plan = "fusion=stage layout=element_major elements=8 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tensor";
+  const RunConfig c = parse(minimal + "[run]\nplan = \"" + plan + "\"\n");
+  EXPECT_EQ(c.plan, plan);
+  EXPECT_EQ(c.where("run.plan").line, 8);
+}
+
 TEST_F(ConfigTest, FillsInDefaults) {
   const RunConfig c = parse(minimal);
   EXPECT_EQ(c.name, "cfg");  // the file's stem

@@ -535,6 +535,55 @@ TEST_F(Run, ANewRunRefusesAnEarlierRunsFolderUnlessOverwrite) {
   EXPECT_NO_THROW(quiet.run(again));
 }
 
+// run.plan names the plan the run takes (over the database and the default plan); the log
+// gives the plan in the same words, the checkpoint keeps it, and the answer is the default
+// plan's to rounding. A bad word or a plan that does not fit is an error naming run.plan.
+TEST_F(Run, ConfigPlanIsTheOneRun) {
+  const fs::path root = test::scratch();
+  Quiet quiet;
+  const RunSummary reference = quiet.run(cavity_options(root / "default"));
+  const std::string text = "fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global "
+                           "derivative=flux products=tensor prefetch=on";
+  RunOptions options = cavity_options(root / "named");
+  options.overrides.push_back("run.plan=\"" + text + "\"");
+  const RunSummary named = quiet.run(options);
+  EXPECT_EQ(named.plan_source, "the config's run.plan");
+  EXPECT_EQ(named.plan, dg::plan_from_text(text).describe());
+  EXPECT_NE(quiet.log.str().find("[rtdg] plan as run.plan: \"" + dg::to_text(dg::plan_from_text(text)) + "\""),
+            std::string::npos)
+      << quiet.log.str();
+  const output::Solution a = output::read_solution(reference.last_checkpoint);
+  const output::Solution b = output::read_solution(named.last_checkpoint);
+  EXPECT_EQ(dg::plan_from_text(b.plan), dg::plan_from_text(text));
+  ASSERT_EQ(a.values.size(), b.values.size());
+  double scale = 0, worst = 0;
+  for (std::size_t i = 0; i < a.values.size(); ++i) {
+    scale = std::max(scale, std::abs(a.values[i]));
+    worst = std::max(worst, std::abs(a.values[i] - b.values[i]));
+  }
+  EXPECT_LE(worst, 1e-12 * scale);
+
+  auto error_of = [&](const std::string& plan) {
+    RunOptions bad = cavity_options(root / "bad");
+    bad.overrides.push_back("run.plan=\"" + plan + "\"");
+    try {
+      quiet.run(bad);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string word = error_of("fusion=stage layout=diagonal");
+  EXPECT_NE(word.find("--set run.plan=\"fusion=stage layout=diagonal\": error: 'run.plan': unknown memory layout 'diagonal'"),
+            std::string::npos)
+      << word;
+  const std::string fit = error_of("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=global "
+                                   "derivative=flux products=tensor");
+  EXPECT_NE(fit.find("'run.plan': the plan does not fit: tensor-core products compute one node per thread"),
+            std::string::npos)
+      << fit;
+}
+
 TEST_F(Run, BoundaryErrorsNameTheConfigLocationAndTheChoices) {
   const fs::path dir = test::scratch();
   RunOptions options = cavity_options(dir);

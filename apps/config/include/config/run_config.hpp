@@ -110,6 +110,12 @@ struct RunConfig {
   // run.overlap: parallel runs compute the elements without halo faces while the neighbours'
   // traces travel; false waits for the traces first (to measure what the overlap hides).
   bool overlap = true;
+  // run.plan: the kernel plan to run, in dg::to_text's words (as `rtdg run` logs it and a
+  // checkpoint's `plan` attribute holds it), instead of the tuning database's choice; empty:
+  // RTDG_TUNE and the database choose. Its words are checked when the problem is loaded
+  // (runner::load_problem), whether it fits the element, order, precision and device when the
+  // kernels are built.
+  std::string plan;
   // law.file, resolved against the config file's folder: absolute and lexically normal.
   std::filesystem::path law_file;
   std::vector<fluxes::ParameterOverride> law_parameters;  // [law.parameters] name = number, in file order
