@@ -5,7 +5,9 @@
 # dg` through run.plan, and ncu profiles its first stage launch (the default plan is unfused, so
 # the first rtdg_stage_lserk is the named plan's). Sections: speed of light, warp states (stall
 # "no instruction": the instruction cache), instruction and scheduler statistics, occupancy.
-# Output under $OUT (ncu-<case>.txt).
+# Output under $OUT (ncu-<precision>-N<order>-<name>.txt). CASES (order:name:plan, separated by
+# ';') and PRECISION (default double) profile other plans, e.g. TF32 against FP64 column tiles:
+#   PRECISION=float CASES="4:tf32:fusion=stage ... products=tf32x3 tiles=columns row_tiles=2" bash ...
 #   bash benchmarks/experiments/literals_profile.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,14 +26,15 @@ cases=("${default_cases[@]}")
 [ -n "${CASES:-}" ] && IFS=';' read -r -a cases <<<"$CASES"
 for case in "${cases[@]}"; do
   IFS=: read -r N name plan <<<"$case"
-  log=$out/ncu-double-N$N-$name.txt
+  prec=${PRECISION:-double}
+  log=$out/ncu-$prec-N$N-$name.txt
   echo "# N=$N plan: $plan" > "$log"
   timeout 150 "$ncu" --kernel-name regex:rtdg_stage_lserk --launch-count 1 --clock-control none \
     --section SpeedOfLight --section WarpStateStats --section InstructionStats --section SchedulerStats \
-    --section Occupancy --section LaunchStats \
+    --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
     $build/apps/rtdg bench dg data/maxwell/sphere.toml --set "mesh.file=\"$mesh\"" --set run.backend=cuda \
-    --set "run.plan=\"$plan\"" --orders "$N" --precision double --runs 3 >> "$log" 2>&1
-  echo "== double N$N $name (rc $?)"
-  grep -E "tuned:|^double|Duration|Stall No Instruction|No Instruction|Warp Cycles Per Issued|Executed Instructions |Registers Per|Achieved Occupancy|Issue Slots Busy|L1/TEX Cache Throughput|DRAM Throughput" "$log" | head -24
+    --set "run.plan=\"$plan\"" --orders "$N" --precision "$prec" --runs 3 >> "$log" 2>&1
+  echo "== $prec N$N $name (rc $?)"
+  grep -E "tuned:|^$prec|Duration|Stall No Instruction|No Instruction|Warp Cycles Per Issued|Executed Instructions |Registers Per|Achieved Occupancy|Issue Slots Busy|L1/TEX Cache Throughput|DRAM Throughput" "$log" | head -24
   grep -i -B1 -A3 "no_instruction\|instruction cache" "$log" | head -12
 done
