@@ -75,7 +75,7 @@ enum class Derivative : unsigned char { flux, state };
 //           serve float plans too, with half the shared memory. The host backend runs the same
 //           padded products as loops.
 //   tf32x3  float only: the TF32 tensor cores (mma.sync m16n8k8, sm_80 and newer), 16-row tiles
-//           (tile_rows = 16). Each operand x is split into x_hi = x rounded to TF32 (10-bit
+//           (tile_rows = 16) or column tiles (Tiles::columns, tile_rows = 8). Each operand x is split into x_hi = x rounded to TF32 (10-bit
 //           mantissa) and x_lo = x - x_hi rounded to TF32, and a b is computed as a_lo b_hi +
 //           a_hi b_lo + a_hi b_hi (three products; the dropped a_lo b_lo and the roundings are
 //           about 2^-21 of a b), summed in float: float accuracy at several times the rate of
@@ -136,7 +136,7 @@ inline constexpr int max_align_bytes = 128;
 //          first); a third of sG's shared memory, so more blocks per SM, for DIM - 1 more flux
 //          evaluations per node and 2 (DIM - 1) more barriers
 enum class Directions : unsigned char { joint, split };
-// Tensor products (FP64 tensor cores): which side of a product the mma's 16-row side takes.
+// Tensor products (FP64 or TF32 tensor cores): which side of a product the mma's 16-row side takes.
 //   rows     operator rows (tile_rows = 8: m8n8k4; 16: m16n8k16 / m16n8k4 on sm_90), the block's
 //            columns padded to 8
 //   columns  16 of the block's columns, by 8 operator rows (m16n8k4 on sm_90 and newer, two
@@ -147,7 +147,8 @@ enum class Directions : unsigned char { joint, split };
 //            as its A. tile_rows = 8; row_tiles counts the operator row tiles of a warp item,
 //            each reusing the item's column fragments. Measured on the H100 (2026-11-27): float
 //            orders 4 and 5 3-7 % faster than the best plan without them, slower in double
-//            (docs/tuning.md)
+//            (docs/tuning.md). With tf32x3: mma.m16n8k8.tf32, k in steps of 8 (1.27-1.57x
+//            slower than each float order's winner on the H100, 2026-11-27)
 enum class Tiles : unsigned char { rows, columns };
 // Tensor products: operator row tiles per warp item (MR). A warp item computes MR x NB output
 // tiles (NB column tiles, chosen by the generator) from MR operator fragments and NB column
@@ -197,7 +198,7 @@ struct Plan {
   Derivative derivative = Derivative::flux;
   Products products = Products::scalar;
   Prefetch prefetch = Prefetch::off;
-  int tile_rows = 8;  // tensor products only: 8 or 16 (see above); tf32x3: 16
+  int tile_rows = 8;  // tensor products only: 8 or 16 (see above); tf32x3: 16, or 8 with column tiles
   Directions directions = Directions::joint;  // tensor products of the flux derivative only
   int row_tiles = 1;  // tensor products only: operator row tiles per warp item, 1 .. max_row_tiles
   int k_unroll = 0;   // tensor products only: k steps unrolled, 0 (all) or 1 .. max_k_unroll
@@ -221,7 +222,7 @@ struct Plan {
   GeometryPlace geometry = GeometryPlace::global;  // shared: prefetch = async only
   Connectivity connectivity = Connectivity::nodes;  // fused plans only
   int align = 0;  // fused plans only: 0, or 8, 16, 32, 64, 128 bytes (see max_align_bytes)
-  Tiles tiles = Tiles::rows;  // FP64 tensor products only (see Tiles)
+  Tiles tiles = Tiles::rows;  // tensor products only (see Tiles)
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".

@@ -47,7 +47,8 @@ struct PlanSpace {
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
   // Tensor products: double, and float through the FP64 tensor cores. tf32x3 (float, compute
   // capability 8.0 and newer; ignored elsewhere) is not tried by default: on the H100 it lost
-  // or tied at every order (docs/tuning.md) and made the float sweep of orders 1-7 25 % longer.
+  // or tied at every order with 16-row tiles and lost by 1.27-1.57x with column tiles
+  // (docs/tuning.md), and made the float sweep of orders 1-7 25-55 % longer.
   std::vector<Products> products{Products::scalar, Products::tensor};
   // Prefetch async only where cp.async exists (CUDA, compute capability 8.0 and newer); there,
   // with `prune`, plans without prefetch and scalar plans with `on` are dropped before compiling
@@ -56,7 +57,7 @@ struct PlanSpace {
   // Where the fused kernel reads the geometry (Plan::geometry); shared with prefetch = async only.
   std::vector<GeometryPlace> geometry{GeometryPlace::global, GeometryPlace::shared};
   // Tensor products only; 16 is tried only on devices of compute capability 9.0 and newer (and
-  // for tf32x3, which takes 16-row tiles only).
+  // for tf32x3, which takes 16-row tiles or column tiles).
   std::vector<int> tile_rows{8, 16};
   // Tensor products of the flux derivative only.
   std::vector<Directions> directions{Directions::joint, Directions::split};
@@ -94,7 +95,7 @@ struct PlanSpace {
   // order whose Np is already a multiple it adds nothing to the sweep. Default: 0 only
   // (`--space align=0,16` tries padding).
   std::vector<int> align{0};
-  // Which side of the FP64 tensor products the mma's 16 rows take (Plan::tiles); columns only
+  // Which side of the tensor products the mma's 16 rows take (Plan::tiles); columns only
   // on CUDA devices of compute capability 9.0 and newer. Where columns are tried and row_tiles
   // lacks 2, column-tile plans get 2 as well (row tiles per warp item: the winners had 2). With
   // `prune`, tiling_pruned keeps columns to float, 2-8 elements per block, more than one row
