@@ -129,12 +129,14 @@ void run_tune_dg(const TuneDgOptions& options) {
       const rtcg::tune::Timing* reference = nullptr;
       for (const auto& t : result.variants)
         if (t.point == job.job.default_point && t.ok()) reference = &t;
-      char line[300];
-      std::snprintf(line, sizeof line, "order %d %s: %.4f ms/stage%s, %.1f s to tune: %s", N, precision.c_str(),
+      char head[160];
+      std::snprintf(head, sizeof head, "order %d %s: %.4f ms/stage%s, %.1f s to tune: ", N, precision.c_str(),
                     best.median_ms / job.stages_per_step,
                     reference ? (" (default plan " + std::to_string(reference->median_ms / best.median_ms).substr(0, 4) + "x slower)").c_str() : "",
-                    seconds, dg::plan_of(best.point).describe().c_str());
-      winners.push_back(line);
+                    seconds);
+      // The plan as a reader knows it, and in the words a config's run.plan takes to pin it.
+      const dg::Plan plan = dg::plan_of(best.point);
+      winners.push_back(head + plan.describe() + "\n    as run.plan: \"" + dg::to_text(plan) + "\"");
       db.store(result.record());
     }
   }
