@@ -174,6 +174,28 @@ KernelSpec maxwell3d_spec(const fluxes::Law& law) {
   return spec;
 }
 
+// An element-major async plan of column tiles (8 elements per block, 2 row tiles per item).
+Plan column_tile_plan(Products products, Derivative derivative) {
+  Plan plan;
+  plan.fusion = Fusion::stage;
+  plan.layout = Layout::element_major;
+  plan.stage_elements_per_block = 8;
+  plan.products = products;
+  plan.prefetch = Prefetch::async;
+  plan.derivative = derivative;
+  plan.tiles = Tiles::columns;
+  plan.row_tiles = 2;
+  return plan;
+}
+
+// The kernels compile (the source and its name in the failure message).
+void expect_compiles(rtcg::Compiler& compiler, const GeneratedKernels& kernels) {
+  rtcg::Program program;
+  program.name = kernels.name;
+  program.source = kernels.source;
+  EXPECT_NO_THROW((void)compiler.compile(program)) << kernels.name << "\n" << kernels.source;
+}
+
 // Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
 // and both precisions, for sm_80.
 TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
@@ -184,21 +206,10 @@ TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
   for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
     for (const Derivative derivative : {Derivative::flux, Derivative::state}) {
       spec.scalar = scalar;
-      spec.plan = Plan{};
-      spec.plan.fusion = Fusion::stage;
-      spec.plan.layout = Layout::element_major;
-      spec.plan.stage_elements_per_block = 8;
-      spec.plan.products = Products::tensor;
-      spec.plan.prefetch = Prefetch::async;
-      spec.plan.derivative = derivative;
-      spec.plan.tiles = Tiles::columns;
-      spec.plan.row_tiles = 2;
+      spec.plan = column_tile_plan(Products::tensor, derivative);
       const GeneratedKernels kernels = generate_kernels(spec);
       EXPECT_NE(kernels.source.find("mma.sync.aligned.m16n8k4"), std::string::npos);
-      rtcg::Program program;
-      program.name = kernels.name;
-      program.source = kernels.source;
-      EXPECT_NO_THROW((void)nvrtc->compile(program)) << kernels.name << "\n" << kernels.source;
+      expect_compiles(*nvrtc, kernels);
     }
 }
 
@@ -213,22 +224,11 @@ TEST(GeneratedDgKernels, Tf32ColumnTilesCompileWithNvrtcForSm90) {
   for (const int N : {2, 4})
     for (const int variant : {0, 1, 2}) {
       spec.element = &element(Shape::tetrahedron, N);
-      spec.plan = Plan{};
-      spec.plan.fusion = Fusion::stage;
-      spec.plan.layout = Layout::element_major;
-      spec.plan.stage_elements_per_block = 8;
-      spec.plan.products = Products::tf32x3;
-      spec.plan.prefetch = Prefetch::async;
-      spec.plan.tiles = Tiles::columns;
-      spec.plan.row_tiles = 2;
-      spec.plan.derivative = variant == 0 ? Derivative::state : Derivative::flux;
+      spec.plan = column_tile_plan(Products::tf32x3, variant == 0 ? Derivative::state : Derivative::flux);
       spec.plan.directions = variant == 2 ? Directions::split : Directions::joint;
       const GeneratedKernels kernels = generate_kernels(spec);
       EXPECT_NE(kernels.source.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
-      rtcg::Program program;
-      program.name = kernels.name;
-      program.source = kernels.source;
-      EXPECT_NO_THROW((void)nvrtc->compile(program)) << kernels.name << "\n" << kernels.source;
+      expect_compiles(*nvrtc, kernels);
     }
 }
 
