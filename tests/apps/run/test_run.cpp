@@ -563,6 +563,21 @@ TEST_F(Run, ConfigPlanIsTheOneRun) {
   }
   EXPECT_LE(worst, 1e-12 * scale);
 
+  // A restart with run.plan set over a checkpoint of another plan takes run.plan and says that
+  // the continuation is not bit for bit.
+  RunOptions first = cavity_options(root / "interrupted");
+  first.stop_after_steps = 5;
+  const RunSummary stopped = quiet.run(first);
+  ASSERT_TRUE(stopped.interrupted);
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  resume.overrides = {"run.plan=\"" + text + "\""};
+  const RunSummary resumed = quiet.run(resume);
+  EXPECT_EQ(resumed.plan_source, "the config's run.plan");
+  EXPECT_NE(quiet.log.str().find("[rtdg] note: run.plan is not the plan the checkpoint was computed with"),
+            std::string::npos)
+      << quiet.log.str();
+
   auto error_of = [&](const std::string& plan) {
     RunOptions bad = cavity_options(root / "bad");
     bad.overrides.push_back("run.plan=\"" + plan + "\"");
