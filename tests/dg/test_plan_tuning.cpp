@@ -604,7 +604,8 @@ TEST(PlanTuning, TilingPrunedOnSm90) {
     return p;
   };
   EXPECT_EQ(tiling_pruned(tf32_columns(8, 2, "all"), h100, true), "");
-  EXPECT_EQ(tiling_pruned(tf32_columns(8, 1, "all"), h100, true).rfind("column tiles with one operator row tile", 0), 0u);
+  EXPECT_EQ(tiling_pruned(tf32_columns(8, 1, "all"), h100, true).rfind("column tiles with one operator row tile", 0),
+            0u);
   EXPECT_EQ(tiling_pruned(tf32_columns(16, 2, "all"), h100, true).rfind("column tiles with 16 elements per block", 0),
             0u);
   EXPECT_EQ(tiling_pruned(tf32_columns(4, 2, "2"), h100, true).rfind("column tiles with k steps unrolled", 0), 0u);

@@ -75,12 +75,14 @@ enum class Derivative : unsigned char { flux, state };
 //           serve float plans too, with half the shared memory. The host backend runs the same
 //           padded products as loops.
 //   tf32x3  float only: the TF32 tensor cores (mma.sync m16n8k8, sm_80 and newer), 16-row tiles
-//           (tile_rows = 16) or column tiles (Tiles::columns, tile_rows = 8). Each operand x is split into x_hi = x rounded to TF32 (10-bit
-//           mantissa) and x_lo = x - x_hi rounded to TF32, and a b is computed as a_lo b_hi +
-//           a_hi b_lo + a_hi b_hi (three products; the dropped a_lo b_lo and the roundings are
-//           about 2^-21 of a b), summed in float: float accuracy at several times the rate of
-//           the FP64 tensor cores. The fragments and the shared-memory layout are those of
-//           tensor; the host backend runs the same padded products as loops in double.
+//           (tile_rows = 16) or column tiles (Tiles::columns, tile_rows = 8). Each operand x is
+//           split into x_hi = x rounded to TF32 (10-bit mantissa) and x_lo = x - x_hi rounded to
+//           TF32, and a b is computed as a_lo b_hi + a_hi b_lo + a_hi b_hi (three products; the
+//           dropped a_lo b_lo and the roundings are about 2^-21 of a b), summed in float: float
+//           accuracy on tensor cores of several times the FP64 ones' rate on paper (on the H100
+//           the splitting costs more than that saves: docs/tuning.md). The fragments and the
+//           shared-memory layout are those of tensor; the host backend runs the same padded
+//           products as loops in double.
 enum class Products : unsigned char { scalar, tensor, tf32x3 };
 // When the fused kernel issues its global loads.
 //   off  phase by phase: the state, then (after the volume fluxes) each face's neighbour trace,

@@ -59,8 +59,8 @@
 // over its own sG column (LDY = LDG), read before. Then one thread per node updates, as after
 // tensor products.
 //
-// TF32 products (Plan::products == tf32x3, float, 16-row or column tiles, sm_80 and newer): the same
-// fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row
+// TF32 products (Plan::products == tf32x3, float, 16-row or column tiles, sm_80 and newer): the
+// same fragments and scratch, k in steps of 8 with mma.sync.m16n8k8.tf32 (A registers: the 8-row
 // fragments (2 mt, kt), (2 mt + 1, kt), (2 mt, kt + 1), (2 mt + 1, kt + 1); B: k = t and t + 4).
 // Each operand is split into its TF32 rounding and the rounded rest, and each tile takes three
 // products (lo hi, hi lo, hi hi), summed in float registers; the host computes in double.

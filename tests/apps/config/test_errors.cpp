@@ -74,7 +74,8 @@ TEST_F(ConfigTest, RangesAreChecked) {
             "cfg.toml:8:17: error: 'run.blowup_factor' must be a number >= 0; got -1.0");
   EXPECT_EQ(error_of(minimal + "[run]\noverlap = \"no\"\n"),
             "cfg.toml:8:11: error: 'run.overlap' must be true or false; got a string");
-  EXPECT_EQ(error_of(minimal + "[run]\nplan = 3\n"), "cfg.toml:8:8: error: 'run.plan' must be a string; got an integer");
+  EXPECT_EQ(error_of(minimal + "[run]\nplan = 3\n"),
+            "cfg.toml:8:8: error: 'run.plan' must be a string; got an integer");
 }
 
 TEST_F(ConfigTest, EnumerationsListTheChoices) {
