@@ -154,10 +154,19 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       throw fluxes::Error(cfg.where("run.plan"), "'run.plan': " + std::string(e.what()));
     }
     s.plan_source = "the config's run.plan";
-    if (!restart_plan.empty() && dg::plan_from_text(restart_plan) != s.solver->setup().plan)
-      log << "[rtdg] note: run.plan is not the plan the checkpoint was computed with ("
-          << dg::plan_from_text(restart_plan).describe()
-          << "): the restart gives the same answer to rounding, not bit for bit\n";
+    if (!restart_plan.empty()) {
+      // The checkpoint's plan only for the note (run.plan is what runs, whatever it holds).
+      std::string earlier;
+      try {
+        const dg::Plan plan = dg::plan_from_text(restart_plan);
+        if (plan != s.solver->setup().plan) earlier = plan.describe();
+      } catch (const dg::Error&) {
+        earlier = "\"" + restart_plan + "\"";
+      }
+      if (!earlier.empty())
+        log << "[rtdg] note: run.plan is not the plan the checkpoint was computed with (" << earlier
+            << "): the restart gives the same answer to rounding, not bit for bit\n";
+    }
   } else if (!restart_plan.empty()) {
     s.solver->set_plan(dg::plan_from_text(restart_plan));
     s.plan_source = "the checkpoint's";
