@@ -200,11 +200,11 @@ void run_bench_dg(const BenchOptions& options) {
       untuned.kernels = solver.kernel_uses();
       Figures tuned;
       tuned.what = "tuned plan";
-      if (!problem->cfg.plan.empty()) {
+      if (problem->plan) {
         // The config names the plan: it is the one measured (where it fits this order and
         // precision), not the database's.
         try {
-          solver.set_plan(dg::plan_from_text(problem->cfg.plan));
+          solver.set_plan(*problem->plan);
           tuned = figures(time_solver(), solver.setup().plan.describe(), "the config's run.plan");
           tuned.kernels = solver.kernel_uses();
         } catch (const std::exception& error) {

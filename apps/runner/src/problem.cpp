@@ -85,9 +85,10 @@ void load(Problem& problem, bool discretize) {
   Problem* p = &problem;
   const config::RunConfig& cfg = p->cfg;
   // run.plan's words, before anything is loaded (whether the plan fits is the solver's check).
+  p->plan.reset();
   if (!cfg.plan.empty()) {
     try {
-      (void)dg::plan_from_text(cfg.plan);
+      p->plan = dg::plan_from_text(cfg.plan);
     } catch (const dg::Error& e) {
       throw fluxes::Error(cfg.where("run.plan"), "'run.plan': " + std::string(e.what()));
     }

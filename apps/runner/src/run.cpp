@@ -146,10 +146,10 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const auto start = std::chrono::steady_clock::now();
   s.solver = std::make_unique<dg::Solver>(backend, s.disc, setup);
   s.solver->set_overlap(cfg.overlap);
-  if (!cfg.plan.empty()) {
+  if (s.plan) {
     // The config names the plan (every rank the same one): it fits or the run stops here.
     try {
-      s.solver->set_plan(dg::plan_from_text(cfg.plan));
+      s.solver->set_plan(*s.plan);
     } catch (const dg::Error& e) {
       throw fluxes::Error(cfg.where("run.plan"), "'run.plan': " + std::string(e.what()));
     }

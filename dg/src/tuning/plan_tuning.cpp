@@ -538,15 +538,8 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
   if (plan.fusion != Fusion::stage || plan.products == Products::scalar || device.arch == "host" ||
       device.compute_capability_major < 9)
     return {};
-  // TF32 products: the column-tile rules below (measured with FP64 column tiles in float) and
-  // nothing else.
-  const bool fp64 = plan.products == Products::tensor;
-  if (!fp64 && plan.tiles != Tiles::columns) return {};
-  const int elements = plan.stage_elements_per_block;
-  if (fp64 && plan.tile_rows == 16 && elements > 0 && (elements < 2 || elements > 8))  // 0: automatic
-    return "16-row tiles with " + std::to_string(elements) +
-           " elements per block: none came within 10 % of the winner (H100, 2026-11-26, orders 1-7, double and "
-           "float); 2 to 8 are tried";
+  const int elements = plan.stage_elements_per_block;  // 0: automatic
+  // Column tiles, FP64 or TF32 (measured with FP64 column tiles in float).
   if (plan.tiles == Tiles::columns) {
     if (!single)
       return "column tiles in double: the best column-tile plan 1-38 % behind the best row-tile plan (H100, "
@@ -559,8 +552,13 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
     if (plan.k_unroll != 0)
       return "column tiles with k steps unrolled a set count (k_unroll): the best such plan 3-25 % behind the best "
              "column-tile plan unrolled fully at float orders 2-7 (H100, 2026-11-27)";
-    if (!fp64) return {};
   }
+  // The rest was measured with FP64 tensor products only.
+  if (plan.products != Products::tensor) return {};
+  if (plan.tile_rows == 16 && elements > 0 && (elements < 2 || elements > 8))
+    return "16-row tiles with " + std::to_string(elements) +
+           " elements per block: none came within 10 % of the winner (H100, 2026-11-26, orders 1-7, double and "
+           "float); 2 to 8 are tried";
   if (plan.k_unroll != 0 && (plan.tile_rows != 16 || plan.prefetch != Prefetch::async))
     return "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async "
            "(H100, 2026-11-26, orders 3-6, double and float)";

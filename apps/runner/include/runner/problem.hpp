@@ -5,12 +5,14 @@
 
 #include <config/run_config.hpp>
 #include <dg/discretization.hpp>
+#include <dg/plan.hpp>
 #include <dg/solver.hpp>
 #include <fluxes/law.hpp>
 #include <mesh/mesh.hpp>
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@ struct Problem {
   mesh::Mesh mesh;
   dg::Discretization disc;
   dg::SolverSetup setup;  // setup.law points at `law`: a Problem is not copied or moved
+  std::optional<dg::Plan> plan;  // cfg.plan (run.plan) parsed; none when the config names no plan
 
   Problem() = default;
   virtual ~Problem() = default;
