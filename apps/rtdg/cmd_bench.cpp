@@ -55,6 +55,7 @@ struct Figures {
   double gbs = 0;     // minimal stage traffic / time
   double gflops = 0;  // useful flops / time
   double roofline = 0;  // bound time / time
+  double serial = 0;    // (memory time + compute time) / time: near 1 = the two done one after the other
   std::vector<rtcg::tune::KernelUse> kernels;  // the plan's kernels (DG plans only)
 };
 
@@ -74,6 +75,7 @@ nlohmann::json to_json(const Figures& f) {
     j["gbytes_per_second"] = f.gbs;
     j["gflops"] = f.gflops;
     j["roofline_fraction"] = f.roofline;
+    j["serial_fraction"] = f.serial;
   }
   if (!f.kernels.empty()) {
     nlohmann::json kernels = nlohmann::json::array();
@@ -158,8 +160,8 @@ void run_bench_dg(const BenchOptions& options) {
                         {"cases", nlohmann::json::array()}};
   if (const char* commit = std::getenv("RTDG_COMMIT")) out["commit"] = commit;
 
-  std::printf("%-6s %2s %9s %11s %11s %11s %11s %8s %8s %8s %8s %9s %9s\n", "prec", "N", "DOFs", "bound ms", "default",
-              "tuned", "library", "%roof", "GB/s", "GFLOP/s", "DOF/s", "x default", "x library");
+  std::printf("%-6s %2s %9s %11s %11s %11s %11s %8s %8s %8s %8s %8s %9s %9s\n", "prec", "N", "DOFs", "bound ms", "default",
+              "tuned", "library", "%roof", "%serial", "GB/s", "GFLOP/s", "DOF/s", "x default", "x library");
   for (const std::string& precision : precisions) {
     problem->set_precision(precision);
     const bool single = precision == "float";
@@ -171,6 +173,7 @@ void run_bench_dg(const BenchOptions& options) {
       const double flops = dg::useful_stage_flops(solver);
       const double dofs = static_cast<double>(solver.size());
       const double bound_ms = roof.bound_seconds(bytes, flops, single) * 1e3;
+      const double memory_ms = roof.memory_seconds(bytes) * 1e3, compute_ms = roof.compute_seconds(flops, single) * 1e3;
       const std::vector<double> start = random_state(solver.size());
       solver.set_state(start);
       double dt = 1e-3;
@@ -189,6 +192,7 @@ void run_bench_dg(const BenchOptions& options) {
         f.gbs = bytes / (ms_stage * 1e6);
         f.gflops = flops / (ms_stage * 1e6);
         f.roofline = bound_ms / ms_stage;
+        f.serial = (memory_ms + compute_ms) / ms_stage;
         return f;
       };
       auto time_solver = [&] {
@@ -239,9 +243,10 @@ void run_bench_dg(const BenchOptions& options) {
       char ratio_default[32] = "-", ratio_library[32] = "-";
       if (tuned.ok) std::snprintf(ratio_default, sizeof ratio_default, "%.2f", untuned.ms_stage / tuned.ms_stage);
       if (library.ok) std::snprintf(ratio_library, sizeof ratio_library, "%.2f", library.ms_stage / best.ms_stage);
-      std::printf("%-6s %2d %9.3g %11.4f %s %s %s %7.1f%% %8.0f %8.0f %8.3g %9s %9s\n", precision.c_str(), N, dofs,
-                  bound_ms, cell(untuned, 11).c_str(), cell(tuned, 11).c_str(), cell(library, 11).c_str(),
-                  100 * best.roofline, best.gbs, best.gflops, best.dofs_per_s, ratio_default, ratio_library);
+      std::printf("%-6s %2d %9.3g %11.4f %s %s %s %7.1f%% %7.1f%% %8.0f %8.0f %8.3g %9s %9s\n", precision.c_str(), N,
+                  dofs, bound_ms, cell(untuned, 11).c_str(), cell(tuned, 11).c_str(), cell(library, 11).c_str(),
+                  100 * best.roofline, 100 * best.serial, best.gbs, best.gflops, best.dofs_per_s, ratio_default,
+                  ratio_library);
       const std::string resources = tuned.ok ? resources_text(tuned.kernels) : std::string();
       std::printf("         tuned: %s%s%s%s\n", tuned.ok ? tuned.what.c_str() : "",
                   resources.empty() ? "" : (" (" + resources + ")").c_str(), tuned.ok ? " <- " : "", tuned.note.c_str());
@@ -256,6 +261,8 @@ void run_bench_dg(const BenchOptions& options) {
                               {"minimal_bytes_per_stage", bytes},
                               {"useful_flops_per_stage", flops},
                               {"bound_ms_per_stage", bound_ms},
+                              {"memory_ms_per_stage", memory_ms},
+                              {"compute_ms_per_stage", compute_ms},
                               {"default", to_json(untuned)},
                               {"tuned", to_json(tuned)},
                               {"library", to_json(library)}});

@@ -67,9 +67,15 @@ TEST(Roofline, BoundIsTheLargerTerm) {
   EXPECT_DOUBLE_EQ(roof.bound_seconds(1e6, 1e12, false), 2e-2);
   EXPECT_DOUBLE_EQ(roof.bound_seconds(1e6, 1e12, true), 1e-2);
   EXPECT_DOUBLE_EQ(roof.bound_seconds(0, 0, true), 0);
+  // The two sides on their own (their sum is the serial bound rtdg bench reports).
+  EXPECT_DOUBLE_EQ(roof.memory_seconds(4e9), 2e-3);
+  EXPECT_DOUBLE_EQ(roof.compute_seconds(1e9, false), 2e-5);
+  EXPECT_DOUBLE_EQ(roof.compute_seconds(1e9, true), 1e-5);
   // An unmeasured rate contributes nothing.
   rtcg::Roofline empty;
   EXPECT_DOUBLE_EQ(empty.bound_seconds(1e9, 1e9, false), 0);
+  EXPECT_DOUBLE_EQ(empty.memory_seconds(1e9), 0);
+  EXPECT_DOUBLE_EQ(empty.compute_seconds(1e9, true), 0);
 }
 
 TEST(Roofline, HostMeasurementIsPositiveAndFinite) {

@@ -417,11 +417,15 @@ std::size_t default_copy_bytes(Backend& backend) {
 
 double Roofline::peak_gflops(bool single) const { return single ? fp32_gflops : fp64_gflops; }
 
-double Roofline::bound_seconds(double bytes, double flops, bool single) const {
+double Roofline::memory_seconds(double bytes) const { return copy_gbs > 0 ? bytes / (copy_gbs * 1e9) : 0.0; }
+
+double Roofline::compute_seconds(double flops, bool single) const {
   const double peak = peak_gflops(single);
-  const double memory = copy_gbs > 0 ? bytes / (copy_gbs * 1e9) : 0.0;
-  const double compute = peak > 0 ? flops / (peak * 1e9) : 0.0;
-  return std::max(memory, compute);
+  return peak > 0 ? flops / (peak * 1e9) : 0.0;
+}
+
+double Roofline::bound_seconds(double bytes, double flops, bool single) const {
+  return std::max(memory_seconds(bytes), compute_seconds(flops, single));
 }
 
 std::string Roofline::describe() const {

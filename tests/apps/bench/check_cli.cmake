@@ -101,6 +101,11 @@ foreach(i RANGE ${last})
     if(NOT ms GREATER 0 OR NOT fraction GREATER 0)
       message(FATAL_ERROR "case ${i} ${variant}: ms_per_stage ${ms}, roofline_fraction ${fraction}")
     endif()
+    # The serial bound (memory + compute time) is at least the roofline's max of the two.
+    string(JSON serial GET "${json}" cases ${i} ${variant} serial_fraction)
+    if(serial LESS fraction)
+      message(FATAL_ERROR "case ${i} ${variant}: serial_fraction ${serial} below roofline_fraction ${fraction}")
+    endif()
   endforeach()
 endforeach()
 # The DG plans say which kernels a step launches (the host gives no registers or occupancy):

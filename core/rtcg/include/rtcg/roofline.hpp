@@ -29,9 +29,13 @@ struct Roofline {
 
   // fp32_gflops when `single`, else fp64_gflops.
   double peak_gflops(bool single) const;
+  // The two sides of the bound: bytes / copy rate, flops / peak (0 for a rate not measured).
+  double memory_seconds(double bytes) const;
+  double compute_seconds(double flops, bool single) const;
   // A lower bound on the time of a kernel that moves `bytes` (read + written) and does `flops`
-  // floating-point operations: max(bytes / copy rate, flops / peak). A rate that was not
-  // measured (0) contributes nothing.
+  // floating-point operations: max(memory_seconds, compute_seconds). A rate that was not
+  // measured (0) contributes nothing. (Their sum is what a kernel takes that does its memory
+  // traffic and its arithmetic one after the other, each at its full rate.)
   double bound_seconds(double bytes, double flops, bool single) const;
   // One line for logs: "copy 2950.3 GB/s (kernel, ...), fp64 ... GFLOP/s, fp32 ... GFLOP/s".
   std::string describe() const;
