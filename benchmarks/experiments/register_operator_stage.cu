@@ -92,11 +92,19 @@ __device__ __forceinline__ void consumers_sync(int count) { asm volatile("bar.sy
 __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b) {
   asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};" : "+d"(d0), "+d"(d1) : "d"(a), "d"(b));
 }
+// Two 8-row tiles at once (sm_90, twice the m8n8k4 rate on the H100): a0 and d0, d1 as dmma's for
+// the first tile, a1 and d2, d3 for the second (rows g + 8).
+__device__ __forceinline__ void dmma16(double& d0, double& d1, double& d2, double& d3, double a0, double a1, double b) {
+  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+      : "+d"(d0), "+d"(d1), "+d"(d2), "+d"(d3) : "d"(a0), "d"(a1), "d"(b));
+}
 
 // Sizes and the stage buffer's layout (offsets in doubles; each part 16-byte aligned).
 // CONTIG: the state's columns as in global memory (LDQ = NP), so one bulk copy moves them.
-template <int N, int NE, bool CONTIG = false>
+// PAIR: the products pair a warp's row tiles into m16n8k4.
+template <int N, int NE, bool CONTIG = false, bool PAIR_ = false>
 struct Shape {
+  static constexpr bool PAIR = PAIR_;
   static constexpr int NP = np_of(N), NFP = nfp_of(N), NFN = 4 * NFP, COLS = NE * 6, CT = COLS / 8;
   static_assert(COLS % 8 == 0 && NE % 2 == 0, "NE: a multiple of 4");
   static constexpr int LDQ = CONTIG ? NP : pad_ld(NP), LDT = pad_ld(NFN);
@@ -110,17 +118,23 @@ struct Shape {
 };
 
 // Consumer warp w's operator tiles: the W warps are split between the volume operator and LIFT in
-// proportion to their fragments, and each operator's row tiles as evenly as possible among its warps.
+// proportion to their fragments (but no operator with more warps than units of row tiles), and
+// each operator's units as evenly as possible among its warps. A unit is one row tile, or with
+// PAIR two (the last of an odd count alone).
 template <class SH, int W, int w>
 struct Role {
+  static constexpr int U = SH::PAIR ? 2 : 1, RUV = (SH::RTV + U - 1) / U, RUL = (SH::RTL + U - 1) / U;
   static constexpr int FV = SH::RTV * SH::KV, FL = SH::RTL * SH::KL;
   static constexpr int WV0 = (2 * W * FV + FV + FL) / (2 * (FV + FL));
-  static constexpr int WV = WV0 < 1 ? 1 : WV0 > W - 1 ? W - 1 : WV0;
+  static constexpr int WV1 = WV0 < W - RUL ? W - RUL : WV0 > RUV ? RUV : WV0;
+  static constexpr int WV = WV1 < 1 ? 1 : WV1 > W - 1 ? W - 1 : WV1;
   static constexpr bool VOL = w < WV;
   static constexpr int NWO = VOL ? WV : W - WV, RT = VOL ? SH::RTV : SH::RTL, j = VOL ? w : w - WV;
-  static_assert(RT >= NWO, "more warps than row tiles for one operator");
-  static constexpr int MR = RT / NWO + (j < RT % NWO ? 1 : 0);
-  static constexpr int T0 = j * (RT / NWO) + (j < RT % NWO ? j : RT % NWO);
+  static constexpr int RU = VOL ? RUV : RUL;
+  static_assert(RU >= NWO, "more warps than row tiles for one operator");
+  static constexpr int MU = RU / NWO + (j < RU % NWO ? 1 : 0);
+  static constexpr int T0 = U * (j * (RU / NWO) + (j < RU % NWO ? j : RU % NWO));
+  static constexpr int MR = U * MU < RT - T0 ? U * MU : RT - T0;
   static constexpr int K = VOL ? SH::KV : SH::KL;
   static constexpr int CHAINS = MR == 1 ? 2 : 1;  // independent accumulators for a warp of one row tile
 };
@@ -231,8 +245,19 @@ __device__ __forceinline__ void products(const double (&A)[R::MR][R::K], const d
 #pragma unroll
     for (int ks = 0; ks < R::K; ++ks) {
       const double bv = b[ks * 4];
+      if constexpr (SH::PAIR) {
 #pragma unroll
-      for (int m = 0; m < R::MR; ++m) dmma(acc[ks % R::CHAINS][m][0], acc[ks % R::CHAINS][m][1], A[m][ks], bv);
+        for (int m = 0; m < R::MR; m += 2) {
+          if (m + 1 < R::MR)
+            dmma16(acc[ks % R::CHAINS][m][0], acc[ks % R::CHAINS][m][1], acc[ks % R::CHAINS][m + 1][0],
+                   acc[ks % R::CHAINS][m + 1][1], A[m][ks], A[m + 1][ks], bv);
+          else
+            dmma(acc[ks % R::CHAINS][m][0], acc[ks % R::CHAINS][m][1], A[m][ks], bv);
+        }
+      } else {
+#pragma unroll
+        for (int m = 0; m < R::MR; ++m) dmma(acc[ks % R::CHAINS][m][0], acc[ks % R::CHAINS][m][1], A[m][ks], bv);
+      }
     }
     double* o = out + (ct * 8 + 2 * bk) * SH::LDO + ROW0 + bn;
 #pragma unroll
@@ -327,9 +352,9 @@ __device__ __forceinline__ void load_indices(int (&gp)[SLOTS], int pt, long k0, 
 }
 
 // Persistent: gridDim.x = SMs x blocks per SM; block = P producer warps then W consumer warps.
-template <int N, int NE, int W, int P, int S, int MODE>
+template <int N, int NE, int W, int P, int S, int MODE, bool PAIR = false>
 __global__ void __launch_bounds__((W + P) * 32, 1) stage(Args p) {
-  using SH = Shape<N, NE>;
+  using SH = Shape<N, NE, false, PAIR>;
   constexpr int NTP = 32 * P, SLOTS = (NE * SH::NFN + NTP - 1) / NTP;
   extern __shared__ __align__(16) double sm[];
   __shared__ uint64_t full[S], empty[S];
@@ -403,9 +428,9 @@ __device__ __forceinline__ void dispatch3(int warp, const Args& p, double* sm, u
   }
 }
 
-template <int N, int NE, int WT, int WP, int P, int S, int MODE>
+template <int N, int NE, int WT, int WP, int P, int S, int MODE, bool PAIR = false>
 __global__ void __launch_bounds__((WT + WP + P) * 32, 1) stage3(Args p) {
-  using SH = Shape<N, NE>;
+  using SH = Shape<N, NE, false, PAIR>;
   constexpr int NTP = 32 * P, NPW = 32 * WP, SLOTS = (NE * SH::NFN + NTP - 1) / NTP;
   static_assert(S >= 2, "the pointwise warps fill stage n + 1 before they release stage n");
   extern __shared__ __align__(16) double sm[];
@@ -478,9 +503,9 @@ __global__ void __launch_bounds__((WT + WP + P) * 32, 1) stage3(Args p) {
 // BULK: the producer is one thread issuing four TMA bulk copies per group (state, res, dr_a/dx_d,
 // face geometry: contiguous in element-major storage; the state lands with LDQ = NP), and the flux
 // warps read the neighbours' traces from global memory themselves (face_fluxes_gather).
-template <int N, int NE, int WT, int WF, int WU, int P, int S, int MODE, bool BULK = false>
+template <int N, int NE, int WT, int WF, int WU, int P, int S, int MODE, bool BULK = false, bool PAIR = false>
 __global__ void __launch_bounds__((WT + WF + WU + P) * 32, 1) stage4(Args p) {
-  using SH = Shape<N, NE, BULK>;
+  using SH = Shape<N, NE, BULK, PAIR>;
   constexpr int NTP = 32 * P, NFW = 32 * WF, NUW = 32 * WU, SLOTS = (NE * SH::NFN + NTP - 1) / NTP;
   extern __shared__ __align__(16) double sm[];
   __shared__ uint64_t full[S], fluxed[S], empty[S], done[2], freed[2];
@@ -674,20 +699,20 @@ struct Problem {
 
 // W consumer warps (two roles); with WP > 0, W tensor and WP pointwise warps (three roles); with
 // WU > 0 as well, W tensor, WP flux and WU update warps (four roles).
-template <int N, int NE, int W, int P, int S, int WP, int WU, int MODE, bool BULK>
+template <int N, int NE, int W, int P, int S, int WP, int WU, int MODE, bool BULK, bool PAIR>
 constexpr auto kernel_of() {
   if constexpr (WP == 0)
-    return stage<N, NE, W, P, S, MODE>;
+    return stage<N, NE, W, P, S, MODE, PAIR>;
   else if constexpr (WU == 0)
-    return stage3<N, NE, W, WP, P, S, MODE>;
+    return stage3<N, NE, W, WP, P, S, MODE, PAIR>;
   else
-    return stage4<N, NE, W, WP, WU, P, S, MODE, BULK>;
+    return stage4<N, NE, W, WP, WU, P, S, MODE, BULK, PAIR>;
 }
 
-// BULK (four roles only): TMA copies and traces gathered by the flux warps.
-template <int N, int NE, int W, int P, int S, int WP = 0, int WU = 0, bool BULK = false>
+// BULK (four roles only): TMA copies and traces gathered by the flux warps. PAIR: m16n8k4 products.
+template <int N, int NE, int W, int P, int S, int WP = 0, int WU = 0, bool BULK = false, bool PAIR = false>
 void run(Problem<N>& pb, int sms, float t_copy) {
-  using SH = Shape<N, NE, BULK>;
+  using SH = Shape<N, NE, BULK, PAIR>;
   constexpr int NP = SH::NP;
   const int K = pb.K;
   // Operator fragments: fragV [RTV][KV][32] of [Dr; Ds; Dt], fragL [RTL][KL][32] of LIFT, zero padded.
@@ -734,7 +759,7 @@ void run(Problem<N>& pb, int sms, float t_copy) {
     return ms;
   };
   // Agreement first: one stage of the full kernel from q, res0.
-  auto full = kernel_of<N, NE, W, P, S, WP, WU, 7, BULK>();
+  auto full = kernel_of<N, NE, W, P, S, WP, WU, 7, BULK, PAIR>();
   int occ = 0;
   CK(cudaFuncSetAttribute(full, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, full, threads, bytes));
@@ -761,15 +786,15 @@ void run(Problem<N>& pb, int sms, float t_copy) {
   }
   CK(cudaMemcpy(pb.dres, pb.dres0, pb.n * 8, cudaMemcpyDeviceToDevice));
   int r7, o7, r5, o5, r2, o2, r10, o10, r0, o0;
-  const float t7 = timed(kernel_of<N, NE, W, P, S, WP, WU, 7, BULK>(), r7, o7);
-  const float t5 = timed(kernel_of<N, NE, W, P, S, WP, WU, 5, BULK>(), r5, o5);
-  const float t2 = timed(kernel_of<N, NE, W, P, S, WP, WU, 2, BULK>(), r2, o2);
-  const float t10 = timed(kernel_of<N, NE, W, P, S, WP, WU, 10, BULK>(), r10, o10);
-  const float t0 = timed(kernel_of<N, NE, W, P, S, WP, WU, 0, BULK>(), r0, o0);
-  printf("N%d NE%2d W%2d WP%d WU%d P%d S%d%s | %3d regs %d blocks/SM %6.1f KB | stage %.4f ms %5.1f %% of copy4 | no products %.4f ms %5.1f %% "
+  const float t7 = timed(kernel_of<N, NE, W, P, S, WP, WU, 7, BULK, PAIR>(), r7, o7);
+  const float t5 = timed(kernel_of<N, NE, W, P, S, WP, WU, 5, BULK, PAIR>(), r5, o5);
+  const float t2 = timed(kernel_of<N, NE, W, P, S, WP, WU, 2, BULK, PAIR>(), r2, o2);
+  const float t10 = timed(kernel_of<N, NE, W, P, S, WP, WU, 10, BULK, PAIR>(), r10, o10);
+  const float t0 = timed(kernel_of<N, NE, W, P, S, WP, WU, 0, BULK, PAIR>(), r0, o0);
+  printf("N%d NE%2d W%2d WP%d WU%d P%d S%d%s%s | %3d regs %d blocks/SM %6.1f KB | stage %.4f ms %5.1f %% of copy4 | no products %.4f ms %5.1f %% "
          "| products + node phases, no loads/stores %.4f ms | sum of parts / stage %.2f | rel. error %.1e\n"
          "    products alone %.4f ms | face fluxes and node phase alone %.4f ms\n",
-         N, NE, W, WP, WU, P, S, BULK ? " bulk" : "", r7, o7, bytes / 1024.0, t7, 100.0 * t_copy / t7, t5, 100.0 * t_copy / t5, t2, (t5 + t2) / t7, err,
+         N, NE, W, WP, WU, P, S, BULK ? " bulk" : "", PAIR ? " m16n8k4" : "", r7, o7, bytes / 1024.0, t7, 100.0 * t_copy / t7, t5, 100.0 * t_copy / t5, t2, (t5 + t2) / t7, err,
          t10, t0);
   fflush(stdout);
   cudaFree(dfv); cudaFree(dfl);
@@ -791,6 +816,8 @@ void order(int K, int sms) {
     run<N, 4, 8, 1, 4, 4, 4>(pb, sms, t_copy);
     run<N, 8, 8, 1, 3, 8, 4, true>(pb, sms, t_copy);
     run<N, 4, 8, 1, 6, 4, 4, true>(pb, sms, t_copy);
+    run<N, 8, 5, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
+    run<N, 8, 5, 1, 3, 4, 4, false, true>(pb, sms, t_copy);
   } else if constexpr (N == 4) {
     run<N, 8, 8, 1, 2>(pb, sms, t_copy);
     run<N, 8, 8, 1, 1>(pb, sms, t_copy);
@@ -800,6 +827,11 @@ void order(int K, int sms) {
     run<N, 8, 8, 1, 2, 4, 4>(pb, sms, t_copy);
     run<N, 8, 8, 1, 2, 4, 4, true>(pb, sms, t_copy);
     run<N, 4, 8, 1, 4, 4, 4, true>(pb, sms, t_copy);
+    run<N, 8, 8, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
+    run<N, 8, 10, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
+    run<N, 4, 10, 2, 5, 6, 0, false, true>(pb, sms, t_copy);
+    run<N, 8, 10, 1, 2, 4, 4, false, true>(pb, sms, t_copy);
+    run<N, 4, 10, 1, 4, 4, 4, false, true>(pb, sms, t_copy);
   }
 }
 
