@@ -30,7 +30,7 @@
 // time per role in one block per SM, latency-bound at 0.26-0.71 ms), order 3 0.424 against 0.433.
 // Later designs in the file: stage3 (three roles), stage4 (four roles; BULK: TMA copies).
 //   nvcc -O3 -std=c++17 -arch=sm_90 register_operator_stage.cu -o register_operator_stage
-//   ./register_operator_stage [K]
+//   ./register_operator_stage [K] [pair]
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cmath>
@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
@@ -800,14 +801,33 @@ void run(Problem<N>& pb, int sms, float t_copy) {
   cudaFree(dfv); cudaFree(dfl);
 }
 
+// pair: only the m16n8k4 variants (and one m8n8k4 reference per order).
 template <int N>
-void order(int K, int sms) {
+void order(int K, int sms, bool pair) {
   Problem<N> pb(K);
   Timer tm;
   const float t_copy = tm.ms([&] { copy4<double><<<sms * 16, 256>>>(pb.dq, pb.dres0, pb.dqo, pb.dres, pb.n); }, 20);
   CK(cudaGetLastError());
   printf("N%d K %d: copy4 %.4f ms (%.0f GB/s)\n", N, K, t_copy, 4.0 * pb.n * 8 / t_copy * 1e-6);
-  // <N, NE, W, P, S, WP, WU, BULK>: two roles (S = 1: loads and compute in turn), three, four, four with TMA
+  // <N, NE, W, P, S, WP, WU, BULK, PAIR>: two roles (S = 1: loads and compute in turn), three,
+  // four, four with TMA; PAIR: m16n8k4.
+  if (pair) {
+    if constexpr (N == 2) {
+      run<N, 8, 4, 1, 2>(pb, sms, t_copy);
+      run<N, 8, 3, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
+      run<N, 16, 3, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
+      run<N, 16, 3, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
+      run<N, 16, 3, 1, 3, 4, 4, false, true>(pb, sms, t_copy);
+    } else if constexpr (N == 4) {
+      run<N, 8, 8, 1, 2>(pb, sms, t_copy);
+      run<N, 8, 10, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
+      run<N, 8, 10, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
+      run<N, 4, 10, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
+      run<N, 4, 10, 1, 4, 0, 0, false, true>(pb, sms, t_copy);
+      run<N, 8, 10, 2, 3, 0, 0, false, true>(pb, sms, t_copy);
+    }
+    return;
+  }
   if constexpr (N == 3) {
     run<N, 8, 8, 1, 2>(pb, sms, t_copy);
     run<N, 8, 8, 1, 1>(pb, sms, t_copy);
@@ -839,7 +859,9 @@ int main(int argc, char** argv) {
   const int K = (argc > 1 ? atoi(argv[1]) : 205256) / 8 * 8;
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  order<4>(K, sms);
-  order<3>(K, sms);
+  const bool pair = argc > 2 && std::string(argv[2]) == "pair";
+  order<4>(K, sms, pair);
+  if (!pair) order<3>(K, sms, pair);
+  if (pair) order<2>(K, sms, pair);
   return 0;
 }
