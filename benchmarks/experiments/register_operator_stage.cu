@@ -24,10 +24,12 @@
 // 4-array copy measured in the same run; agreement with a host reference on sampled elements.
 // Random operators and geometry, synthetic connectivity (face neighbours k +- 1, k +- 53).
 // Measured on the H100 (benchmarks/results/dg-experiments-h100-2026-11-27-session25.log): the
-// products do run under the loads (the parts add up to 1.1-1.8x the stage), but no variant beats
-// the generated kernel: order 4 best 0.983 ms per stage against 0.906 (products alone 0.58 ms,
-// 81 % of the m8n8k4 rate, above the 0.459 ms bound; face fluxes and node phase, one group at a
-// time per role in one block per SM, latency-bound at 0.26-0.71 ms), order 3 0.424 against 0.433.
+// products do run under the loads (the parts add up to 1.1-1.8x the stage). With m8n8k4 no
+// variant beats the generated kernel: order 4 best 0.983 ms per stage against 0.906 (products
+// alone 0.58 ms, above the 0.459 ms bound; face fluxes and node phase, one group at a time per
+// role in one block per SM, latency-bound at 0.26-0.71 ms), order 3 0.424 against 0.433. With
+// PAIR (m16n8k4) the two-role kernel beats it: order 4 0.819 against 0.907 ms, order 2 0.203
+// against 0.225 (literal operators), order 3 (four roles) 0.420 against 0.433.
 // Later designs in the file: stage3 (three roles), stage4 (four roles; BULK: TMA copies).
 //   nvcc -O3 -std=c++17 -arch=sm_90 register_operator_stage.cu -o register_operator_stage
 //   ./register_operator_stage [K] [pair]
@@ -856,7 +858,7 @@ void order(int K, int sms, bool pair) {
 }
 
 int main(int argc, char** argv) {
-  const int K = (argc > 1 ? atoi(argv[1]) : 205256) / 8 * 8;
+  const int K = (argc > 1 ? atoi(argv[1]) : 205256) / 16 * 16;  // whole groups of up to 16 elements
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const bool pair = argc > 2 && std::string(argv[2]) == "pair";
