@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: the register-operator stage experiment (register_operator_stage.cu, orders 4
-# and 3 in double; HARNESS_RUNS=pair: only the m16n8k4 variants, orders 4 and 2) and, in the same
+# and 3 in double; HARNESS_RUNS=pair: only the m16n8k4 variants, orders 4 and 2; SPREADS: the face
+# neighbours' distances to run, 0 for random elements, default 53) and, in the same
 # call, `rtdg bench dg` of session 23's tuned plans at BENCH_ORDERS (default 3 4) on the carried
 # 200k-tet sphere, so the two are timed on the same card. SKIP_BENCH=1: the harness only. Output
 # under $OUT.
@@ -12,7 +13,9 @@ out=${OUT:-/tmp/register-operator}; mkdir -p "$out"
 nvidia-smi --query-gpu=name,clocks.max.sm,clocks.max.mem --format=csv > "$out/device.txt" 2>&1
 nvcc -O3 -std=c++17 -arch=sm_90 -Xptxas -v benchmarks/experiments/register_operator_stage.cu \
   -o "$out/register_operator_stage" > "$out/ptxas.log" 2>&1 || { tail -30 "$out/ptxas.log"; exit 1; }
-timeout 240 "$out/register_operator_stage" 205256 ${HARNESS_RUNS:-} 2>&1 | tee "$out/register_operator_stage.log"
+for spread in ${SPREADS:-53}; do
+  timeout 240 "$out/register_operator_stage" 205256 ${HARNESS_RUNS:-all} "$spread" 2>&1
+done | tee "$out/register_operator_stage.log"
 rm -f "$out/register_operator_stage"
 [ "${SKIP_BENCH:-0}" = 1 ] && exit 0
 . benchmarks/experiments/gpu_build.sh

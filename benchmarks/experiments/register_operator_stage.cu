@@ -22,7 +22,7 @@
 // Timing of the full stage and of its parts (MODE bits: 1 loads, 2 products, 4 stores, 8 without
 // the face fluxes and the node phase), against a
 // 4-array copy measured in the same run; agreement with a host reference on sampled elements.
-// Random operators and geometry, synthetic connectivity (face neighbours k +- 1, k +- 53).
+// Random operators and geometry, synthetic connectivity (face neighbours k +- 1, k +- 53 by default).
 // Measured on the H100 (benchmarks/results/dg-experiments-h100-2026-11-27-session25.log): the
 // products do run under the loads (the parts add up to 1.1-1.8x the stage). With m8n8k4 no
 // variant beats the generated kernel: order 4 best 0.983 ms per stage against 0.906 (products
@@ -32,7 +32,7 @@
 // against 0.225 (literal operators), order 3 (four roles) 0.420 against 0.433.
 // Later designs in the file: stage3 (three roles), stage4 (four roles; BULK: TMA copies).
 //   nvcc -O3 -std=c++17 -arch=sm_90 register_operator_stage.cu -o register_operator_stage
-//   ./register_operator_stage [K] [pair]
+//   ./register_operator_stage [K] [all|pair] [spread: face neighbours k +- 1, k +- spread; 0 random]
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cmath>
@@ -632,7 +632,8 @@ struct Problem {
   std::vector<int> vm, fm;
   double *dq, *dqo, *dres, *dres0, *dg, *dfg;
   int* dvm;
-  explicit Problem(int K_) : K(K_), n(6L * NP * K_) {
+  // spread: the face neighbours of element k are k +- 1 and k +- spread; 0: random elements.
+  Problem(int K_, int spread) : K(K_), n(6L * NP * K_) {
     std::mt19937 rng(1);
     std::uniform_real_distribution<double> U(-1, 1);
     q.resize(n); r.resize(n); g.resize(9L * K); f.resize(16L * K); D.resize(3 * NP * NP); L.resize(NP * NFN);
@@ -644,10 +645,10 @@ struct Problem {
     for (auto& x : L) x = U(rng) * 0.1;
     vm.resize(long(NFN) * K); fm.resize(NFN);
     for (int m = 0; m < NFN; ++m) fm[m] = int(rng() % NP);
-    const int off[4] = {1, -1, 53, -53};
+    const int off[4] = {1, -1, spread, -spread};
     for (int k = 0; k < K; ++k)
       for (int fc = 0; fc < 4; ++fc) {
-        const int kP = ((k + off[fc]) % K + K) % K;
+        const int kP = spread > 0 ? ((k + off[fc]) % K + K) % K : int(rng() % K);
         for (int m = 0; m < NFP; ++m) vm[long(k) * NFN + fc * NFP + m] = kP * NP + int(rng() % NP);
       }
     CK(cudaMemcpyToSymbol(c_fmask, fm.data(), NFN * sizeof(int)));
@@ -805,28 +806,33 @@ void run(Problem<N>& pb, int sms, float t_copy) {
 
 // pair: only the m16n8k4 variants (and one m8n8k4 reference per order).
 template <int N>
-void order(int K, int sms, bool pair) {
-  Problem<N> pb(K);
+void order(int K, int sms, bool pair, int spread) {
+  Problem<N> pb(K, spread);
   Timer tm;
   const float t_copy = tm.ms([&] { copy4<double><<<sms * 16, 256>>>(pb.dq, pb.dres0, pb.dqo, pb.dres, pb.n); }, 20);
   CK(cudaGetLastError());
-  printf("N%d K %d: copy4 %.4f ms (%.0f GB/s)\n", N, K, t_copy, 4.0 * pb.n * 8 / t_copy * 1e-6);
+  printf("N%d K %d, neighbours %s: copy4 %.4f ms (%.0f GB/s)\n", N, K,
+         spread > 0 ? ("k +- 1, k +- " + std::to_string(spread)).c_str() : "random", t_copy, 4.0 * pb.n * 8 / t_copy * 1e-6);
   // <N, NE, W, P, S, WP, WU, BULK, PAIR>: two roles (S = 1: loads and compute in turn), three,
   // four, four with TMA; PAIR: m16n8k4.
   if (pair) {
     if constexpr (N == 2) {
       run<N, 8, 4, 1, 2>(pb, sms, t_copy);
       run<N, 8, 3, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
-      run<N, 16, 3, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
-      run<N, 16, 3, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
-      run<N, 16, 3, 1, 3, 4, 4, false, true>(pb, sms, t_copy);
+      if (spread == 53) {
+        run<N, 16, 3, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
+        run<N, 16, 3, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
+        run<N, 16, 3, 1, 3, 4, 4, false, true>(pb, sms, t_copy);
+      }
     } else if constexpr (N == 4) {
       run<N, 8, 8, 1, 2>(pb, sms, t_copy);
       run<N, 8, 10, 1, 2, 0, 0, false, true>(pb, sms, t_copy);
-      run<N, 8, 10, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
-      run<N, 4, 10, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
-      run<N, 4, 10, 1, 4, 0, 0, false, true>(pb, sms, t_copy);
-      run<N, 8, 10, 2, 3, 0, 0, false, true>(pb, sms, t_copy);
+      if (spread == 53) {
+        run<N, 8, 10, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
+        run<N, 4, 10, 1, 3, 0, 0, false, true>(pb, sms, t_copy);
+        run<N, 4, 10, 1, 4, 0, 0, false, true>(pb, sms, t_copy);
+        run<N, 8, 10, 2, 3, 0, 0, false, true>(pb, sms, t_copy);
+      }
     }
     return;
   }
@@ -862,8 +868,9 @@ int main(int argc, char** argv) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const bool pair = argc > 2 && std::string(argv[2]) == "pair";
-  order<4>(K, sms, pair);
-  if (!pair) order<3>(K, sms, pair);
-  if (pair) order<2>(K, sms, pair);
+  const int spread = argc > 3 ? atoi(argv[3]) : 53;  // 0: random neighbours
+  order<4>(K, sms, pair, spread);
+  if (!pair) order<3>(K, sms, pair, spread);
+  if (pair) order<2>(K, sms, pair, spread);
   return 0;
 }
