@@ -29,7 +29,8 @@
 // alone 0.58 ms, above the 0.459 ms bound; face fluxes and node phase, one group at a time per
 // role in one block per SM, latency-bound at 0.26-0.71 ms), order 3 0.424 against 0.433. With
 // PAIR (m16n8k4) the two-role kernel beats it: order 4 0.819 against 0.907 ms, order 2 0.203
-// against 0.225 (literal operators), order 3 (four roles) 0.420 against 0.433.
+// against 0.225 (literal operators), order 3 (four roles) 0.420 against 0.433; with neighbours at
+// k +- 2809 1.06x (order 4) and 1.11x (order 2), with random neighbours 0.94x and 0.80x.
 // Later designs in the file: stage3 (three roles), stage4 (four roles; BULK: TMA copies).
 //   nvcc -O3 -std=c++17 -arch=sm_90 register_operator_stage.cu -o register_operator_stage
 //   ./register_operator_stage [K] [all|pair] [spread: face neighbours k +- 1, k +- spread; 0 random]
