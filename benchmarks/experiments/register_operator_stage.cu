@@ -44,10 +44,8 @@
 #include <string>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
+#include "stage_harness.cuh"
 
-__host__ __device__ constexpr int np_of(int N) { return (N + 1) * (N + 2) * (N + 3) / 6; }
-__host__ __device__ constexpr int nfp_of(int N) { return (N + 1) * (N + 2) / 2; }
 // Leading dimension (doubles) of a [column][k] operand in shared memory: a multiple of 4 that is
 // 4 or 12 modulo 16, so the 16 lanes of a half-warp reading a column fragment (columns lane / 4,
 // k = lane % 4) hit 16 different 8-byte banks.
@@ -58,28 +56,6 @@ constexpr int pad_out(int n) { return n + ((10 - n % 8) % 8); }
 
 __constant__ int c_fmask[4 * 36];
 
-// ---- shared-memory helpers (sm_80 cp.async, sm_90 mbarrier) ----
-__device__ __forceinline__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void cp8(void* dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" :: "r"(smem(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(smem(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared::cta.b64 st, [%0];\n}" :: "r"(smem(bar)) : "memory");
-}
-// Arrives on `bar` when all of this thread's earlier cp.async copies have landed (one of its arrivals).
-__device__ __forceinline__ void mbar_arrive_copies(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(smem(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-  asm volatile("{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}"
-               :: "r"(smem(bar)), "r"(parity) : "memory");
-}
 // TMA (sm_90): a contiguous copy of `bytes` (a multiple of 16, both addresses 16-byte aligned)
 // that counts its bytes on `bar`, and the arrival that tells `bar` how many bytes to expect.
 __device__ __forceinline__ void bulk_copy(void* dst, const void* src, unsigned bytes, uint64_t* bar) {
@@ -90,7 +66,6 @@ __device__ __forceinline__ void mbar_expect(uint64_t* bar, unsigned bytes) {
   asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1;\n}" :: "r"(smem(bar)), "r"(bytes)
                : "memory");
 }
-__device__ __forceinline__ void consumers_sync(int count) { asm volatile("bar.sync 1, %0;" :: "r"(count) : "memory"); }
 // D (8 x 8) += A (8 x 4, row-major) B (4 x 8, column-major); lane l holds A[l / 4][l % 4],
 // B[l % 4][l / 4] and D[l / 4][2 (l % 4) + 0, 1].
 __device__ __forceinline__ void dmma(double& d0, double& d1, double a, double b) {
@@ -155,14 +130,8 @@ __device__ __noinline__ void face_fluxes(double* st, int ct) {
     for (int c = 0; c < 6; ++c) d[c] = st[SH::Q + (e * 6 + c) * SH::LDQ + iM] - st[SH::T + (e * 6 + c) * SH::LDT + m];
     const double* g = st + SH::FG + (e * 4 + f) * 4;
     const double nx = g[0], ny = g[1], nz = g[2], fs = g[3];
-    const double ndE = nx * d[0] + ny * d[1] + nz * d[2], ndH = nx * d[3] + ny * d[4] + nz * d[5];
     double F[6];
-    F[0] = -ny * d[5] + nz * d[4] + (d[0] - ndE * nx);
-    F[1] = -nz * d[3] + nx * d[5] + (d[1] - ndE * ny);
-    F[2] = -nx * d[4] + ny * d[3] + (d[2] - ndE * nz);
-    F[3] = ny * d[2] - nz * d[1] + (d[3] - ndH * nx);
-    F[4] = nz * d[0] - nx * d[2] + (d[4] - ndH * ny);
-    F[5] = nx * d[1] - ny * d[0] + (d[5] - ndH * nz);
+    upwind_flux(d, nx, ny, nz, F);
 #pragma unroll
     for (int c = 0; c < 6; ++c) st[SH::T + (e * 6 + c) * SH::LDT + m] = 0.5 * fs * F[c];
     (void)NP;
@@ -184,14 +153,8 @@ __device__ __noinline__ void face_fluxes_gather(double* st, int ct, long k0, con
     for (int c = 0; c < 6; ++c) d[c] = st[SH::Q + (e * 6 + c) * SH::LDQ + iM] - __ldg(q + (long(kP) * 6 + c) * NP + iP);
     const double* g = st + SH::FG + (e * 4 + f) * 4;
     const double nx = g[0], ny = g[1], nz = g[2], fs = g[3];
-    const double ndE = nx * d[0] + ny * d[1] + nz * d[2], ndH = nx * d[3] + ny * d[4] + nz * d[5];
     double F[6];
-    F[0] = -ny * d[5] + nz * d[4] + (d[0] - ndE * nx);
-    F[1] = -nz * d[3] + nx * d[5] + (d[1] - ndE * ny);
-    F[2] = -nx * d[4] + ny * d[3] + (d[2] - ndE * nz);
-    F[3] = ny * d[2] - nz * d[1] + (d[3] - ndH * nx);
-    F[4] = nz * d[0] - nx * d[2] + (d[4] - ndH * ny);
-    F[5] = nx * d[1] - ny * d[0] + (d[5] - ndH * nz);
+    upwind_flux(d, nx, ny, nz, F);
 #pragma unroll
     for (int c = 0; c < 6; ++c) st[SH::T + (e * 6 + c) * SH::LDT + m] = 0.5 * fs * F[c];
   }
@@ -214,12 +177,7 @@ __device__ __noinline__ void node_update(const double* st, const double* out, in
       for (int x = 0; x < 3; ++x) dx[c][x] = g[0 * 3 + x] * d0 + g[1 * 3 + x] * d1 + g[2 * 3 + x] * d2;
     }
     double rhs[6];
-    rhs[0] = dx[5][1] - dx[4][2];
-    rhs[1] = dx[3][2] - dx[5][0];
-    rhs[2] = dx[4][0] - dx[3][1];
-    rhs[3] = -(dx[2][1] - dx[1][2]);
-    rhs[4] = -(dx[0][2] - dx[2][0]);
-    rhs[5] = -(dx[1][0] - dx[0][1]);
+    maxwell_curl(dx, rhs);
 #pragma unroll
     for (int c = 0; c < 6; ++c) {
       const double r = a * st[SH::R + (e * 6 + c) * NP + i] + dt * (rhs[c] + out[(e * 6 + c) * LDO + SH::VROWS + i]);
@@ -355,11 +313,35 @@ __device__ __forceinline__ void load_indices(int (&gp)[SLOTS], int pt, long k0, 
   }
 }
 
+// Producer threads t = 0 .. NTP - 1: for each of the block's groups (g = blockIdx.x, + gridDim.x,
+// ..) wait until stage n % S is free, issue the group's copies (MODE bit 1) and arrive on
+// full[n % S] when they land; the next group's vmapP entries are loaded one group ahead.
+template <class SH, int NTP, int S, int MODE>
+__device__ __forceinline__ void produce(const Args& p, double* sm, uint64_t* full, uint64_t* empty, int t) {
+  constexpr int NE = SH::COLS / 6, SLOTS = (NE * SH::NFN + NTP - 1) / NTP;
+  const int groups = p.K / NE;
+  int gp[SLOTS];
+  int g = blockIdx.x;
+  if (g < groups) load_indices<SH, NTP>(gp, t, long(g) * NE, p.vmapP);
+  for (int n = 0; g < groups; g += gridDim.x, ++n) {
+    const int s = n % S;
+    if (n >= S) mbar_wait(&empty[s], ((n / S) - 1) & 1);
+    if (MODE & 1) {
+      issue_copies<SH, NTP>(sm + s * SH::STAGE, t, long(g) * NE, gp, p);
+      mbar_arrive_copies(&full[s]);
+    } else {
+      mbar_arrive(&full[s]);
+    }
+    const int gn = g + gridDim.x;
+    if (gn < groups) load_indices<SH, NTP>(gp, t, long(gn) * NE, p.vmapP);
+  }
+}
+
 // Persistent: gridDim.x = SMs x blocks per SM; block = P producer warps then W consumer warps.
 template <int N, int NE, int W, int P, int S, int MODE, bool PAIR = false>
 __global__ void __launch_bounds__((W + P) * 32, 1) stage(Args p) {
   using SH = Shape<N, NE, false, PAIR>;
-  constexpr int NTP = 32 * P, SLOTS = (NE * SH::NFN + NTP - 1) / NTP;
+  constexpr int NTP = 32 * P;
   extern __shared__ __align__(16) double sm[];
   __shared__ uint64_t full[S], empty[S];
   const int t = threadIdx.x;
@@ -370,23 +352,8 @@ __global__ void __launch_bounds__((W + P) * 32, 1) stage(Args p) {
       mbar_init(&empty[s], W * 32);
     }
   __syncthreads();
-  const int groups = p.K / NE;
   if (t < NTP) {
-    int gp[SLOTS];
-    int g = blockIdx.x;
-    if (g < groups) load_indices<SH, NTP>(gp, t, long(g) * NE, p.vmapP);
-    for (int n = 0; g < groups; g += gridDim.x, ++n) {
-      const int s = n % S;
-      if (n >= S) mbar_wait(&empty[s], ((n / S) - 1) & 1);
-      if (MODE & 1) {
-        issue_copies<SH, NTP>(sm + s * SH::STAGE, t, long(g) * NE, gp, p);
-        mbar_arrive_copies(&full[s]);
-      } else {
-        mbar_arrive(&full[s]);
-      }
-      const int gn = g + gridDim.x;
-      if (gn < groups) load_indices<SH, NTP>(gp, t, long(gn) * NE, p.vmapP);
-    }
+    produce<SH, NTP, S, MODE>(p, sm, full, empty, t);
     return;
   }
   dispatch<SH, W, S, MODE>((t - NTP) / 32, p, sm, full, empty, t - NTP);
@@ -435,7 +402,7 @@ __device__ __forceinline__ void dispatch3(int warp, const Args& p, double* sm, u
 template <int N, int NE, int WT, int WP, int P, int S, int MODE, bool PAIR = false>
 __global__ void __launch_bounds__((WT + WP + P) * 32, 1) stage3(Args p) {
   using SH = Shape<N, NE, false, PAIR>;
-  constexpr int NTP = 32 * P, NPW = 32 * WP, SLOTS = (NE * SH::NFN + NTP - 1) / NTP;
+  constexpr int NTP = 32 * P, NPW = 32 * WP;
   static_assert(S >= 2, "the pointwise warps fill stage n + 1 before they release stage n");
   extern __shared__ __align__(16) double sm[];
   __shared__ uint64_t full[S], fluxed[S], empty[S], done[2], freed[2];
@@ -455,21 +422,7 @@ __global__ void __launch_bounds__((WT + WP + P) * 32, 1) stage3(Args p) {
   __syncthreads();
   const int groups = p.K / NE;
   if (t < NTP) {  // producer
-    int gp[SLOTS];
-    int g = blockIdx.x;
-    if (g < groups) load_indices<SH, NTP>(gp, t, long(g) * NE, p.vmapP);
-    for (int n = 0; g < groups; g += gridDim.x, ++n) {
-      const int s = n % S;
-      if (n >= S) mbar_wait(&empty[s], ((n / S) - 1) & 1);
-      if (MODE & 1) {
-        issue_copies<SH, NTP>(sm + s * SH::STAGE, t, long(g) * NE, gp, p);
-        mbar_arrive_copies(&full[s]);
-      } else {
-        mbar_arrive(&full[s]);
-      }
-      const int gn = g + gridDim.x;
-      if (gn < groups) load_indices<SH, NTP>(gp, t, long(gn) * NE, p.vmapP);
-    }
+    produce<SH, NTP, S, MODE>(p, sm, full, empty, t);
     return;
   }
   if (t < NTP + 32 * WT) {
@@ -510,7 +463,7 @@ __global__ void __launch_bounds__((WT + WP + P) * 32, 1) stage3(Args p) {
 template <int N, int NE, int WT, int WF, int WU, int P, int S, int MODE, bool BULK = false, bool PAIR = false>
 __global__ void __launch_bounds__((WT + WF + WU + P) * 32, 1) stage4(Args p) {
   using SH = Shape<N, NE, BULK, PAIR>;
-  constexpr int NTP = 32 * P, NFW = 32 * WF, NUW = 32 * WU, SLOTS = (NE * SH::NFN + NTP - 1) / NTP;
+  constexpr int NTP = 32 * P, NFW = 32 * WF, NUW = 32 * WU;
   extern __shared__ __align__(16) double sm[];
   __shared__ uint64_t full[S], fluxed[S], empty[S], done[2], freed[2];
   const int t = threadIdx.x;
@@ -551,21 +504,7 @@ __global__ void __launch_bounds__((WT + WF + WU + P) * 32, 1) stage4(Args p) {
     return;
   }
   if (t < NTP) {  // producer
-    int gp[SLOTS];
-    int g = blockIdx.x;
-    if (g < groups) load_indices<SH, NTP>(gp, t, long(g) * NE, p.vmapP);
-    for (int n = 0; g < groups; g += gridDim.x, ++n) {
-      const int s = n % S;
-      if (n >= S) mbar_wait(&empty[s], ((n / S) - 1) & 1);
-      if (MODE & 1) {
-        issue_copies<SH, NTP>(sm + s * SH::STAGE, t, long(g) * NE, gp, p);
-        mbar_arrive_copies(&full[s]);
-      } else {
-        mbar_arrive(&full[s]);
-      }
-      const int gn = g + gridDim.x;
-      if (gn < groups) load_indices<SH, NTP>(gp, t, long(gn) * NE, p.vmapP);
-    }
+    produce<SH, NTP, S, MODE>(p, sm, full, empty, t);
     return;
   }
   if (t < NTP + 32 * WT) {
@@ -599,29 +538,6 @@ __global__ void __launch_bounds__((WT + WF + WU + P) * 32, 1) stage4(Args p) {
     mbar_arrive(&empty[s]);
   }
 }
-
-template <typename T>
-__global__ void copy4(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, T* __restrict__ d, long n) {
-  for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < n; i += long(gridDim.x) * blockDim.x) {
-    c[i] = a[i];
-    d[i] = b[i] + 1;
-  }
-}
-
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() { cudaEventCreate(&a); cudaEventCreate(&b); }
-  template <typename F> float ms(F f, int reps) {
-    for (int r = 0; r < 3; ++r) f();
-    cudaEventRecord(a);
-    for (int r = 0; r < reps; ++r) f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float t = 0;
-    cudaEventElapsedTime(&t, a, b);
-    return t / reps;
-  }
-};
 
 // The problem on the host and the device, with the host reference of one stage.
 template <int N>
@@ -676,10 +592,8 @@ struct Problem {
       for (int c = 0; c < 6; ++c) dd[c] = u[c * NP + fm[m]] - q[(long(kP) * 6 + c) * NP + iP];
       const double* gg = f.data() + (long(k) * 4 + fc) * 4;
       const double nx = gg[0], ny = gg[1], nz = gg[2], fs = gg[3];
-      const double ndE = nx * dd[0] + ny * dd[1] + nz * dd[2], ndH = nx * dd[3] + ny * dd[4] + nz * dd[5];
-      const double F[6] = {-ny * dd[5] + nz * dd[4] + (dd[0] - ndE * nx), -nz * dd[3] + nx * dd[5] + (dd[1] - ndE * ny),
-                           -nx * dd[4] + ny * dd[3] + (dd[2] - ndE * nz), ny * dd[2] - nz * dd[1] + (dd[3] - ndH * nx),
-                           nz * dd[0] - nx * dd[2] + (dd[4] - ndH * ny), nx * dd[1] - ny * dd[0] + (dd[5] - ndH * nz)};
+      double F[6];
+      upwind_flux(dd, nx, ny, nz, F);
       for (int c = 0; c < 6; ++c) flux[c * NFN + m] = 0.5 * fs * F[c];
     }
     for (int c = 0; c < 6; ++c)
@@ -691,8 +605,8 @@ struct Problem {
       for (int c = 0; c < 6; ++c)
         for (int x = 0; x < 3; ++x)
           dx[c][x] = gk[x] * du[(c * 3 + 0) * NP + i] + gk[3 + x] * du[(c * 3 + 1) * NP + i] + gk[6 + x] * du[(c * 3 + 2) * NP + i];
-      const double rhs[6] = {dx[5][1] - dx[4][2], dx[3][2] - dx[5][0], dx[4][0] - dx[3][1],
-                             -(dx[2][1] - dx[1][2]), -(dx[0][2] - dx[2][0]), -(dx[1][0] - dx[0][1])};
+      double rhs[6];
+      maxwell_curl(dx, rhs);
       for (int c = 0; c < 6; ++c) {
         const double rr = a * r[(long(k) * 6 + c) * NP + i] + dt * (rhs[c] + lift[c * NP + i]);
         rk[c * NP + i] = rr;

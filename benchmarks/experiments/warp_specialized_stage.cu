@@ -24,36 +24,9 @@
 #include <random>
 #include <vector>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(1); } } while (0)
-
-__host__ __device__ constexpr int np_of(int N) { return (N + 1) * (N + 2) * (N + 3) / 6; }
-__host__ __device__ constexpr int nfp_of(int N) { return (N + 1) * (N + 2) / 2; }
+#include "stage_harness.cuh"
 
 __constant__ int c_fmask[4 * 36];
-
-// ---- shared-memory helpers (sm_80 cp.async, sm_90 mbarrier) ----
-__device__ __forceinline__ unsigned smem(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void cp8(void* dst, const void* src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" :: "r"(smem(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void cp16(void* dst, const void* src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem(dst)), "l"(src) : "memory");
-}
-__device__ __forceinline__ void mbar_init(uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(smem(bar)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
-  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared::cta.b64 st, [%0];\n}" :: "r"(smem(bar)) : "memory");
-}
-// Arrives on `bar` when all of this thread's earlier cp.async copies have landed (counts as one of its arrivals).
-__device__ __forceinline__ void mbar_arrive_copies(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" :: "r"(smem(bar)) : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
-  asm volatile("{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}"
-               :: "r"(smem(bar)), "r"(parity) : "memory");
-}
-__device__ __forceinline__ void consumers_sync(int count) { asm volatile("bar.sync 1, %0;" :: "r"(count) : "memory"); }
 
 // One stage buffer: the group's state, traces (then face fluxes), dr_a/dx_d and face geometry.
 template <int N, int NE>
@@ -81,14 +54,8 @@ __device__ __forceinline__ void face_fluxes(double* st, int ct, int nvalid) {
     }
     const double* g = st + L::FG + (e * 4 + f) * 4;
     const double nx = g[0], ny = g[1], nz = g[2], fs = g[3];
-    const double ndE = nx * d[0] + ny * d[1] + nz * d[2], ndH = nx * d[3] + ny * d[4] + nz * d[5];
     double F[6];
-    F[0] = -ny * d[5] + nz * d[4] + (d[0] - ndE * nx);
-    F[1] = -nz * d[3] + nx * d[5] + (d[1] - ndE * ny);
-    F[2] = -nx * d[4] + ny * d[3] + (d[2] - ndE * nz);
-    F[3] = ny * d[2] - nz * d[1] + (d[3] - ndH * nx);
-    F[4] = nz * d[0] - nx * d[2] + (d[4] - ndH * ny);
-    F[5] = nx * d[1] - ny * d[0] + (d[5] - ndH * nz);
+    upwind_flux(d, nx, ny, nz, F);
 #pragma unroll
     for (int c = 0; c < 6; ++c) st[L::T + (e * 6 + c) * NFN + m] = 0.5 * fs * F[c];
   }
@@ -124,12 +91,7 @@ __device__ __forceinline__ void node_update(const double* st, int ct, int k0, in
 #pragma unroll
     for (int x = 0; x < 3; ++x) dx[c][x] = g[0 * 3 + x] * du[c][0] + g[1 * 3 + x] * du[c][1] + g[2 * 3 + x] * du[c][2];
   double rhs[6];
-  rhs[0] = dx[5][1] - dx[4][2];
-  rhs[1] = dx[3][2] - dx[5][0];
-  rhs[2] = dx[4][0] - dx[3][1];
-  rhs[3] = -(dx[2][1] - dx[1][2]);
-  rhs[4] = -(dx[0][2] - dx[2][0]);
-  rhs[5] = -(dx[1][0] - dx[0][1]);
+  maxwell_curl(dx, rhs);
   if (MODE & 4)
   for (int m = 0; m < NFN; ++m) {
     const double l = __ldg(LT + m * NP + i);
@@ -260,29 +222,6 @@ __global__ void __launch_bounds__(NT + 32) specialized(const double* __restrict_
     mbar_arrive(&empty[s]);
   }
 }
-
-template <typename T>
-__global__ void copy4(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, T* __restrict__ d, long n) {
-  for (long i = blockIdx.x * long(blockDim.x) + threadIdx.x; i < n; i += long(gridDim.x) * blockDim.x) {
-    c[i] = a[i];
-    d[i] = b[i] + 1;
-  }
-}
-
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() { cudaEventCreate(&a); cudaEventCreate(&b); }
-  template <typename F> float ms(F f, int reps) {
-    for (int r = 0; r < 3; ++r) f();
-    cudaEventRecord(a);
-    for (int r = 0; r < reps; ++r) f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float t = 0;
-    cudaEventElapsedTime(&t, a, b);
-    return t / reps;
-  }
-};
 
 template <int N, int NE, int NT, int S>
 void run(int K, int sms) {
