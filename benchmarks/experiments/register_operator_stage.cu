@@ -399,6 +399,32 @@ __device__ __forceinline__ void dispatch3(int warp, const Args& p, double* sm, u
   }
 }
 
+// The start of the three- and four-role kernels: the block's dynamic shared memory (`doubles`)
+// zeroed (Q's padding stays 0), and the hand-overs initialised with their arrival counts: full by
+// the producers, fluxed by the flux (pointwise) threads, empty and freed by the threads that run
+// the node phase, done by the tensor threads. The fences make the barriers and the zeros visible
+// to bulk copies (async proxy) too.
+template <int S>
+__device__ __forceinline__ void start_handovers(double* sm, int doubles, uint64_t* full, uint64_t* fluxed, uint64_t* empty,
+                                                uint64_t* done, uint64_t* freed, unsigned producers, unsigned fluxers,
+                                                unsigned updaters, unsigned tensors) {
+  for (int i = threadIdx.x; i < doubles; i += blockDim.x) sm[i] = 0;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      mbar_init(&full[s], producers);
+      mbar_init(&fluxed[s], fluxers);
+      mbar_init(&empty[s], updaters);
+    }
+    for (int b = 0; b < 2; ++b) {
+      mbar_init(&done[b], tensors);
+      mbar_init(&freed[b], updaters);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+}
+
 template <int N, int NE, int WT, int WP, int P, int S, int MODE, bool PAIR = false>
 __global__ void __launch_bounds__((WT + WP + P) * 32, 1) stage3(Args p) {
   using SH = Shape<N, NE, false, PAIR>;
@@ -407,19 +433,7 @@ __global__ void __launch_bounds__((WT + WP + P) * 32, 1) stage3(Args p) {
   extern __shared__ __align__(16) double sm[];
   __shared__ uint64_t full[S], fluxed[S], empty[S], done[2], freed[2];
   const int t = threadIdx.x;
-  for (int i = t; i < S * SH::STAGE + 2 * SH::OUT; i += blockDim.x) sm[i] = 0;  // Q's padding stays 0
-  if (t == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbar_init(&full[s], NTP);
-      mbar_init(&fluxed[s], NPW);
-      mbar_init(&empty[s], NPW);
-    }
-    for (int b = 0; b < 2; ++b) {
-      mbar_init(&done[b], WT * 32);
-      mbar_init(&freed[b], NPW);
-    }
-  }
-  __syncthreads();
+  start_handovers<S>(sm, S * SH::STAGE + 2 * SH::OUT, full, fluxed, empty, done, freed, NTP, NPW, NPW, WT * 32);
   const int groups = p.K / NE;
   if (t < NTP) {  // producer
     produce<SH, NTP, S, MODE>(p, sm, full, empty, t);
@@ -467,21 +481,7 @@ __global__ void __launch_bounds__((WT + WF + WU + P) * 32, 1) stage4(Args p) {
   extern __shared__ __align__(16) double sm[];
   __shared__ uint64_t full[S], fluxed[S], empty[S], done[2], freed[2];
   const int t = threadIdx.x;
-  for (int i = t; i < S * SH::STAGE + 2 * SH::OUT; i += blockDim.x) sm[i] = 0;  // Q's padding stays 0
-  if (t == 0) {
-    for (int s = 0; s < S; ++s) {
-      mbar_init(&full[s], BULK ? 1 : NTP);
-      mbar_init(&fluxed[s], NFW);
-      mbar_init(&empty[s], NUW);
-    }
-    for (int b = 0; b < 2; ++b) {
-      mbar_init(&done[b], WT * 32);
-      mbar_init(&freed[b], NUW);
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the zeros before any bulk copy
-  __syncthreads();
+  start_handovers<S>(sm, S * SH::STAGE + 2 * SH::OUT, full, fluxed, empty, done, freed, BULK ? 1 : NTP, NFW, NUW, WT * 32);
   const int groups = p.K / NE;
   if (BULK && t < NTP) {  // producer: one thread
     if (t != 0) return;
