@@ -84,6 +84,7 @@ Discretization discretize_with(const mesh::Mesh& mesh, int N, const std::vector<
   detail::compute_normals(d);
   detail::build_face_maps(mesh, d);
   detail::build_boundary_maps(mesh, d, halo);
+  detail::apply_operators_experiment(d.element);
   return d;
 }
 

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <string>
+#include <vector>
 
 namespace rtdg::dg {
 namespace {
@@ -61,6 +63,42 @@ TEST_P(EveryElement, DifferentiationIsNotExactAboveDegreeN) {
   const Eigen::MatrixXd nodes = e.nodes();
   const Exponent ex = {e.N + 1, 0, 0};
   EXPECT_GT((e.Dr * test::monomial(nodes, ex) - test::monomial_derivative(nodes, ex, 0)).cwiseAbs().maxCoeff(), 1e-6);
+}
+
+TEST_P(EveryElement, DerivativesAlongAFaceOfPolynomialsVanishingOnItAreExactZeros) {
+  // The Lagrange polynomial l_j of a node j off face f is zero on the whole face (degree N
+  // there, zero at the face's nodes), so its derivative along any reference direction tangent
+  // to f is zero at the face's nodes: D_a(i, j) = 0 exactly (not rounding noise) for i on f.
+  // Tangent directions: triangle f0 (s = -1): r; f2 (r = -1): s. Tetrahedron f0 (t = -1): r, s;
+  // f1 (s = -1): r, t; f3 (r = -1): s, t. The slanted faces have none.
+  const Element e = make_element(shape(), order());
+  if (e.dim < 2) GTEST_SKIP() << "an interval's faces are points";
+  const std::array<const Eigen::MatrixXd*, 3> D = {&e.Dr, &e.Ds, &e.Dt};
+  const std::vector<std::vector<int>> tangent =
+      e.dim == 2 ? std::vector<std::vector<int>>{{0}, {}, {1}} : std::vector<std::vector<int>>{{0, 1}, {0, 2}, {}, {1, 2}};
+  long long structural = 0;
+  for (int f = 0; f < e.Nfaces; ++f) {
+    std::vector<char> on(static_cast<std::size_t>(e.Np), 0);
+    for (int j = 0; j < e.Nfp; ++j) on[static_cast<std::size_t>(e.Fmask(j, f))] = 1;
+    for (int a : tangent[static_cast<std::size_t>(f)])
+      for (int i = 0; i < e.Np; ++i)
+        for (int j = 0; j < e.Np; ++j)
+          if (on[static_cast<std::size_t>(i)] && !on[static_cast<std::size_t>(j)]) {
+            ++structural;
+            EXPECT_EQ((*D[static_cast<std::size_t>(a)])(i, j), 0.0) << "D" << a << "(" << i << ", " << j << "), face " << f;
+          }
+  }
+  EXPECT_GT(structural, 0);
+  // The entries kept are far from the noise dropped: none below 1e-9 of its matrix's largest
+  // (the smallest true entry up to order 10 is 2e-8 of it).
+  for (const Eigen::MatrixXd* m : {&e.Dr, &e.Ds, &e.Dt, &e.LIFT}) {
+    if (m->size() == 0) continue;
+    const double largest = m->cwiseAbs().maxCoeff();
+    for (Eigen::Index k = 0; k < m->size(); ++k) {
+      const double v = std::abs(m->data()[k]);
+      EXPECT_TRUE(v == 0.0 || v > 1e-9 * largest) << v / largest;
+    }
+  }
 }
 
 TEST_P(EveryElement, MassMatrixIntegratesProductsUpToDegree2N) {

@@ -503,7 +503,7 @@ TEST(PlanTuning, PrefetchPrunedWhereAsyncExists) {
 }
 
 // Operators in constant memory are pruned on CUDA, literals where D and LIFT have more than
-// 1,024 entries; nothing on the host. Their plans round-trip through points and text.
+// 1,024 non-zero entries in double, 2,048 in float; nothing on the host. Their plans round-trip through points and text.
 TEST(PlanTuning, OperatorsPrunedOnCuda) {
   const std::string scalar = "fusion=stage layout=element_major elements=8 nodes_per_thread=1 derivative=flux "
                              "products=scalar prefetch=async operators=";
@@ -520,15 +520,26 @@ TEST(PlanTuning, OperatorsPrunedOnCuda) {
   unknown["operators"] = 4;
   EXPECT_THROW((void)plan_of(unknown), Error);
   const rtcg::DeviceInfo h100 = h100_limits();
-  EXPECT_EQ(operators_pruned(literals, 540, h100), "");   // order 2 on tetrahedra
-  EXPECT_EQ(operators_pruned(literals, 1024, h100), "");
-  EXPECT_EQ(operators_pruned(literals, 2000, h100).rfind("operators as literals with 2000 entries", 0), 0u);
-  EXPECT_EQ(operators_pruned(constant, 540, h100).rfind("operators in constant memory", 0), 0u);
-  EXPECT_EQ(operators_pruned(plan_from_text(scalar + "global"), 5775, h100), "");
+  // Non-zero entries of D and LIFT on tetrahedra: 342 at order 2, 1,286 at 3, 3,810 at 4.
+  const long long order2 = operator_nonzeros(make_element(Shape::tetrahedron, 2));
+  const long long order3 = operator_nonzeros(make_element(Shape::tetrahedron, 3));
+  EXPECT_EQ(order2, 342);
+  EXPECT_EQ(order3, 1286);
+  EXPECT_LT(order3, operator_entries(make_element(Shape::tetrahedron, 3)));
+  for (bool single : {false, true}) {
+    EXPECT_EQ(operators_pruned(literals, order2, h100, single), "");
+    EXPECT_EQ(operators_pruned(literals, 1024, h100, single), "");
+    EXPECT_EQ(operators_pruned(constant, order2, h100, single).rfind("operators in constant memory", 0), 0u);
+    EXPECT_EQ(operators_pruned(plan_from_text(scalar + "global"), 5775, h100, single), "");
+  }
+  // Order 3: pruned in double, tried in float; order 4 pruned in both.
+  EXPECT_EQ(operators_pruned(literals, order3, h100, false).rfind("operators as literals with 1286 non-zero entries", 0), 0u);
+  EXPECT_EQ(operators_pruned(literals, order3, h100, true), "");
+  EXPECT_EQ(operators_pruned(literals, 3810, h100, true).rfind("operators as literals with 3810 non-zero entries", 0), 0u);
   rtcg::DeviceInfo host;
   host.arch = "host";
-  EXPECT_EQ(operators_pruned(literals, 5775, host), "");
-  EXPECT_EQ(operators_pruned(constant, 540, host), "");
+  EXPECT_EQ(operators_pruned(literals, 5775, host, false), "");
+  EXPECT_EQ(operators_pruned(constant, 540, host, true), "");
 }
 
 // On sm_90 and newer, FP64-tensor plans with 16-row tiles outside 2-8 elements per block, and a

@@ -39,6 +39,9 @@ struct Element {
   Eigen::MatrixXd invV;  // Np x Np
   Eigen::MatrixXd M;     // Np x Np mass matrix, (V V^T)^-1: M(i,j) = integral of l_i l_j
   // Differentiation matrices, Np x Np: (Dr u)(i) = du/dr at node i for u given at the nodes.
+  // In Dr, Ds, Dt and LIFT the entries that are zero in exact arithmetic are exact zeros (the
+  // rounding noise of their computation, below 1e-12 of the largest entry, is dropped), so
+  // generated code can skip them.
   // Ds and Dt are empty (0 x 0) below dimension 2 and 3.
   Eigen::MatrixXd Dr, Ds, Dt;
   // Fmask(j, f) = volume index of node j of face f; Nfp x Nfaces.

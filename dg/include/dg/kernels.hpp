@@ -92,6 +92,14 @@ inline long long operator_entries(const Element& element) {
   return static_cast<long long>(element.dim) * element.Np * element.Np +
          static_cast<long long>(element.Np) * element.Nfaces * element.Nfp;
 }
+// Non-zero entries of D_r, D_s (, D_t) and LIFT together: what literal operators write into a
+// kernel (zero entries are dropped; about half of D's are exact zeros, element.hpp).
+inline long long operator_nonzeros(const Element& element) {
+  long long count = 0;
+  for (const Eigen::MatrixXd* m : {&element.Dr, &element.Ds, &element.Dt, &element.LIFT})
+    for (Eigen::Index k = 0; k < m->size(); ++k) count += m->data()[k] != 0.0 ? 1 : 0;
+  return count;
+}
 // Whether the kernels of `plan` read the face connectivity (fused plans with connectivity =
 // faces): their vmapP argument is then the solver's compressed array (one word per face after
 // the table of face-node orders) instead of vmapP.

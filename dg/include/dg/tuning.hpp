@@ -192,10 +192,13 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
 // empty: on CUDA, operators = constant (measured on the H100, 2026-11-27: behind the same
 // unrolled code with literals by 1-4 % at order 1 and 1.1-2.5x at orders 2-3, so the constant
 // cache, not the code, holds it back; behind the winner at orders 1-4), and operators = literals where D and LIFT have more than
-// 1,024 entries together (`operator_entries`; at orders 3-4 on tetrahedra, 2,000 and 5,775
-// entries, the literal code ran 1.1-4.7x slower than the winner; likely its kernels outgrow the
-// instruction cache, not profiled). Never pruned on the host.
-std::string operators_pruned(const Plan& plan, long long operator_entries, const rtcg::DeviceInfo& device);
+// 1,024 non-zero entries together in double, 2,048 in float (`operator_nonzeros`: the code
+// holds one FMA per non-zero entry; on tetrahedra 342, 1,286 and 3,810 at orders 2-4). Measured
+// on the H100 (2026-11-27): at double order 3 the literal code ran 1.36x slower than the winner,
+// at order 4 (session 23, before D's exact zeros were dropped) 4.7x; float order 3 literals came
+// within reach of the winner once the zeros were dropped (session 26). Never pruned on the host.
+std::string operators_pruned(const Plan& plan, long long operator_nonzeros, const rtcg::DeviceInfo& device,
+                             bool single);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

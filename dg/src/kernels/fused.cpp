@@ -248,8 +248,8 @@ struct ColumnPart {
 // registers while its column streams through.
 constexpr int max_chunk_rows = 16;
 // The constant table's limit (the 64 KB of constant memory, less room for rtdg_fmask and the
-// compiler's own constants) and the literal code's (16,384 operator entries: order 5 on
-// tetrahedra, about 100,000 lines of code per kernel).
+// compiler's own constants) and the literal code's (16,384 non-zero operator entries: order 6
+// on tetrahedra has 20,742, order 5 9,432; about 100,000 lines of code per kernel).
 constexpr long long max_constant_bytes = 60 * 1024;
 constexpr long long max_literal_entries = 16384;
 
@@ -1614,9 +1614,10 @@ Scratch scratch_of(const KernelSpec& spec) {
       throw Error("the plan does not fit: operators = constant needs " + std::to_string(bytes) +
                   " bytes of constant memory for D and LIFT at order " + std::to_string(element.N) + ", more than " +
                   std::to_string(max_constant_bytes) + "; use operators = global or shared");
-    if (plan.operators == Operators::literals && entries > max_literal_entries)
-      throw Error("the plan does not fit: operators = literals would write the " + std::to_string(entries) +
-                  " entries of D and LIFT at order " + std::to_string(element.N) + " into the kernel, more than " +
+    const long long nonzeros = operator_nonzeros(element);
+    if (plan.operators == Operators::literals && nonzeros > max_literal_entries)
+      throw Error("the plan does not fit: operators = literals would write the " + std::to_string(nonzeros) +
+                  " non-zero entries of D and LIFT at order " + std::to_string(element.N) + " into the kernel, more than " +
                   std::to_string(max_literal_entries) + "; use operators = global, shared or constant");
     sc.chunks = (Np + max_chunk_rows - 1) / max_chunk_rows;
   }

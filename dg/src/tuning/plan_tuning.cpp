@@ -568,15 +568,17 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
   return {};
 }
 
-std::string operators_pruned(const Plan& plan, long long operator_entries, const rtcg::DeviceInfo& device) {
+std::string operators_pruned(const Plan& plan, long long operator_nonzeros, const rtcg::DeviceInfo& device,
+                             bool single) {
   if (plan.fusion != Fusion::stage || device.arch == "host") return {};
   if (plan.operators == Operators::constant)
     return "operators in constant memory: behind literal operators at orders 1-3 (1.01-2.5x) and behind the winner "
            "at orders 1-4 (H100, 2026-11-27); --space operators=constant tries them with prune=off";
-  if (plan.operators == Operators::literals && operator_entries > 1024)
-    return "operators as literals with " + std::to_string(operator_entries) +
-           " entries of D and LIFT: above 1,024 the literal code ran 1.1-4.7x slower than the winner (H100, "
-           "2026-11-27, orders 3-4 on tetrahedra)";
+  const long long limit = single ? 2048 : 1024;
+  if (plan.operators == Operators::literals && operator_nonzeros > limit)
+    return "operators as literals with " + std::to_string(operator_nonzeros) + " non-zero entries of D and LIFT: above " +
+           (single ? "2,048 in float" : "1,024 in double") +
+           " the literal code ran 1.2-4.7x slower than the winner (H100, 2026-11-27, orders 3-4 on tetrahedra)";
   return {};
 }
 
@@ -627,8 +629,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   const bool async_tried =
       std::find(space.prefetch.begin(), space.prefetch.end(), Prefetch::async) != space.prefetch.end();
   const bool single = is_single(solver);
-  const long long entries = operator_entries(solver.discretization().element);
-  job.generate = [base, K, ssp, context, device, prune, async_tried, single, entries](const Point& point) {
+  const long long nonzeros = operator_nonzeros(solver.discretization().element);
+  job.generate = [base, K, ssp, context, device, prune, async_tried, single, nonzeros](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
     // Needs only the plan: before generating.
@@ -637,7 +639,7 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
     if (prune)
       if (std::string why = tiling_pruned(spec.plan, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
     if (prune)
-      if (std::string why = operators_pruned(spec.plan, entries, device); !why.empty()) throw rtcg::tune::Pruned(why);
+      if (std::string why = operators_pruned(spec.plan, nonzeros, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
