@@ -51,9 +51,10 @@ enum class Fusion : unsigned char { none, stage };
 //           updates. The operators must fit constant memory (60 KB: about order 4 in double)
 //   literals   as constant, with the entries written into the code as literals (GiMMiK's idea,
 //           Wozniak et al. 2016): no operator loads at all. The kernel grows with the operators
-//           (at most 16,384 entries of D and LIFT together: order 5 on tetrahedra). Measured on
-//           the H100 (2026-11-27): literals won double orders 1-2 and float order 2 and lost
-//           from order 3 on; constant memory never won (docs/tuning.md)
+//           (at most 16,384 non-zero entries of D and LIFT together: order 5 on tetrahedra).
+//           Measured on the H100 (2026-11-27, sessions 23 and 26): literals win double orders
+//           1-2 and float orders 1-3 and lose from order 3 (double) and 4 (float) on; constant
+//           memory never won (docs/tuning.md)
 enum class Operators : unsigned char { global, shared, constant, literals };
 
 // What the fused kernel differentiates.
