@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 namespace rtdg::dg {
 namespace {
 
@@ -45,7 +47,9 @@ std::string law_with(const std::vector<std::pair<std::string, std::string>>& rep
     if (at == std::string::npos) throw std::runtime_error("shallow_water.toml has no '" + from + "'");
     law.replace(at, from.size(), to);
   }
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / "rtdg_test_shallow_water_naive.toml";
+  // Per process: two builds testing at once must not write one file.
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("rtdg_test_shallow_water_naive_" + std::to_string(::getpid()) + ".toml");
   std::ofstream(path) << law;
   return path.string();
 }
