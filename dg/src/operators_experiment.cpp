@@ -16,16 +16,19 @@
 // of a face pair them as they pair the nodes). Every plan takes the same operators, so the
 // tuner's agreement check holds among them; what is measured is the time of the sparser
 // operators: the derivatives have at most 7 entries per row (order 4 on tetrahedra: 146 of
-// 1,225 in D_r against 595 nodal), LIFT about half of its entries. Initial values, output and
+// 1,225 in D_r against 594 nodal), LIFT about half of its entries. Initial values, output and
 // boundary data are not transformed: the answers are not the nodal run's.
 #include "dg/basis.hpp"
 #include "dg/element.hpp"
+#include "dg/error.hpp"
 
 #include "lattice.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace rtdg::dg::detail {
 namespace {
@@ -82,8 +85,12 @@ void use_bernstein_operators(Element& e) {
 void apply_operators_experiment(Element& e) {
   const char* value = std::getenv("RTDG_EXPERIMENT_OPERATORS");
   if (value == nullptr || *value == 0) return;
-  if (std::string(value) == "bernstein") use_bernstein_operators(e);
-  else if (std::string(value) == "noisy") use_noisy_derivatives(e);
+  const std::string which = value;
+  if (which == "bernstein") use_bernstein_operators(e);
+  else if (which == "noisy") use_noisy_derivatives(e);
+  else
+    throw Error("RTDG_EXPERIMENT_OPERATORS = '" + which + "' is not an operator experiment; use 'noisy' or 'bernstein', "
+                "or leave it unset");
 }
 
 }  // namespace rtdg::dg::detail

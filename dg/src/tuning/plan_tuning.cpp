@@ -578,7 +578,7 @@ std::string operators_pruned(const Plan& plan, long long operator_nonzeros, cons
   if (plan.operators == Operators::literals && operator_nonzeros > limit)
     return "operators as literals with " + std::to_string(operator_nonzeros) + " non-zero entries of D and LIFT: above " +
            (single ? "2,048 in float" : "1,024 in double") +
-           " the literal code ran 1.2-4.7x slower than the winner (H100, 2026-11-27, orders 3-4 on tetrahedra)";
+           " the literal code ran 1.4-4.7x slower than the winner (H100, 2026-11-27, orders 3-4 on tetrahedra)";
   return {};
 }
 
