@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 namespace rtdg::dg {
@@ -292,6 +293,49 @@ TEST(Discretization, AnUnnamedBoundaryFaceIsNamed) {
                                              std::to_string(dropped.element) + " is on the boundary but in no named"),
               std::string::npos)
         << error.what();
+  }
+}
+
+// RTDG_EXPERIMENT_OPERATORS (dg/src/operators_experiment.cpp), set for one scope.
+struct OperatorsExperiment {
+  explicit OperatorsExperiment(const char* value) { ::setenv("RTDG_EXPERIMENT_OPERATORS", value, 1); }
+  ~OperatorsExperiment() { ::unsetenv("RTDG_EXPERIMENT_OPERATORS"); }
+};
+
+long long nonzeros(const Eigen::MatrixXd& m) { return (m.array() != 0.0).count(); }
+
+TEST(Discretization, OperatorExperimentsReplaceDAndLiftOrNameTheValidValues) {
+  const mesh::Mesh m = mesh::build_mesh(box_mesh(3, 1));
+  const Discretization nodal = discretize(m, 4);
+  {
+    // The noise make_element drops, back: the same matrix to rounding, fewer zeros.
+    OperatorsExperiment experiment("noisy");
+    const Discretization noisy = discretize(m, 4);
+    EXPECT_GT(nonzeros(noisy.element.Dr), nonzeros(nodal.element.Dr));
+    EXPECT_LT((noisy.element.Dr - nodal.element.Dr).cwiseAbs().maxCoeff(), 1e-12);
+  }
+  {
+    // Bernstein coefficients: at most 7 entries per row of D (the lattice neighbours), and the
+    // coefficients of the constant 1 (all ones: the Bernstein polynomials sum to 1) have zero
+    // derivatives. The geometry is the nodal one.
+    OperatorsExperiment experiment("bernstein");
+    const Discretization bb = discretize(m, 4);
+    for (const Eigen::MatrixXd* D : {&bb.element.Dr, &bb.element.Ds, &bb.element.Dt}) {
+      for (Eigen::Index i = 0; i < D->rows(); ++i) EXPECT_LE(nonzeros(D->row(i)), 7) << "row " << i;
+      EXPECT_LT((*D * Eigen::VectorXd::Ones(D->cols())).cwiseAbs().maxCoeff(), 1e-12);
+    }
+    EXPECT_LT(nonzeros(bb.element.LIFT), nonzeros(nodal.element.LIFT));
+    EXPECT_TRUE(bb.rx == nodal.rx);
+  }
+  {
+    OperatorsExperiment experiment("bogus");
+    try {
+      (void)discretize(m, 2);
+      ADD_FAILURE();
+    } catch (const Error& error) {
+      EXPECT_EQ(std::string(error.what()), "RTDG_EXPERIMENT_OPERATORS = 'bogus' is not an operator experiment; use "
+                                           "'noisy' or 'bernstein', or leave it unset");
+    }
   }
 }
 
