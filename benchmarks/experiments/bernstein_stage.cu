@@ -29,8 +29,20 @@
 // orders 4-7 (neighbours k +- 2809; random: 1.14 / 1.82 / 3.56 / 5.46), against the tuned nodal
 // stages' 0.913 / 1.672 / 3.537 / 5.522 on the sphere (session 23); the layered LIFT as written
 // here (a barrier per layer, table lookups) is 2-3x slower than the dense one.
-//   nvcc -O3 -std=c++17 -arch=sm_90 bernstein_stage.cu -o bernstein_stage
-//   ./bernstein_stage [K] [spread]
+//
+// Session 27 (REG, Shape's FS > 0): the layered LIFT fully unrolled at compile time, one thread per
+// flux column (or FS threads, the faces split between them, each with its own sO): y = L0 x_f in
+// registers (L0 a 7-point stencil on the face lattice, weights in constant memory), then each
+// layer in place from the previous one with constant weights -(b_k + 1) / (i + 1), added to sO.
+// About 4 (L0 nnz + 3 (NP - NFP)) FMAs per column: 1,824 at order 7 against 17,280 dense. Measured
+// (benchmarks/results/dg-experiments-h100-2026-11-27-session27.log): 0.349 / 0.524 / 0.842 / 1.520
+// / 2.370 / 3.624 ms per stage at orders 2-7 (neighbours k +- 2809), against the tuned nodal
+// stages' 0.2186 / 0.4313 / 0.9130 / 1.6720 / 3.5369 / 5.5217: behind at orders 2-3, 8-9 % ahead
+// at orders 4-5, 1.49x and 1.52x at orders 6 and 7. Agreement with the host 1e-15 to 4e-13 (the
+// closed-form LIFT's own rounding). Warp-specializing it (SP) loses: its extra shared memory
+// costs a block per SM. `--host` runs the REG checks without a GPU.
+//   nvcc -O3 -std=c++20 -arch=sm_90 bernstein_stage.cu -o bernstein_stage
+//   ./bernstein_stage [K] [spread]     (./bernstein_stage --host: the checks without a GPU)
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <array>
@@ -39,6 +51,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "stage_harness.cuh"
@@ -55,16 +68,144 @@ __device__ __forceinline__ void dmma16(double& d0, double& d1, double& d2, doubl
       : "+d"(d0), "+d"(d1), "+d"(d2), "+d"(d3) : "d"(a0), "d"(a1), "d"(b));
 }
 
-template <int N_, int NE_>
+// FS > 0: the register-resident layered LIFT (REG below), FS threads per column (the four faces
+// split between them), each with its own sO; the strides odd so that threads one column apart
+// hit different banks.
+// SP (with FS > 0): warp-specialized REG, the LIFT threads' warps beside the others, which compute
+// the volume term into sR [COLS][NP] meanwhile.
+template <int N_, int NE_, int FS = 0, bool SP = false>
 struct Shape {
   static constexpr int N = N_, NE = NE_, NP = np_of(N), NFP = nfp_of(N), NFN = 4 * NFP, COLS = NE * 6, CT = COLS / 8;
+  static constexpr int FSPLIT = FS;
+  static constexpr bool SPEC = SP;
+  static_assert(!SP || FS > 0, "SP: with the REG LIFT only");
   static_assert(COLS % 8 == 0, "NE: a multiple of 4");
+  static_assert(FS == 0 || FS == 1 || FS == 2 || FS == 4, "FS: 0 (not REG), 1, 2 or 4");
   static constexpr int LDQ = NP;                                   // sQ [COLS][NP]
-  static constexpr int LDT = NFN % 8 == 0 ? NFN + 4 : NFN;         // sF [COLS][LDT]: 4 mod 8 for the fragment loads
+  static constexpr int LDT = FS ? (NFN | 1) : NFN % 8 == 0 ? NFN + 4 : NFN;  // sF [COLS][LDT]: 4 mod 8 for the fragment loads
   static constexpr int RT8 = (NP + 7) / 8, RT = (NP + 15) / 16 * 2, KL = NFN / 4;  // LIFT: row tiles (RT: an even count), k steps
-  static constexpr int LDO = RT * 8 + 2;                           // sO [COLS][LDO]
-  static constexpr int Q = 0, F = Q + COLS * LDQ, O = F + COLS * LDT, Y = O + COLS * LDO, DOUBLES = Y + 2 * COLS * NFP;
+  static constexpr int LDO = FS ? (NP | 1) : RT * 8 + 2;           // sO [max(FS, 1)][COLS][LDO]
+  static constexpr int Q = 0, F = Q + COLS * LDQ, O = F + COLS * LDT, R = O + (FS ? FS : 1) * COLS * LDO,
+                       Y = R + (SP ? COLS * NP : 0), DOUBLES = Y + (FS ? 0 : 2 * COLS * NFP);
 };
+
+// Compile-time loops: fn(std::integral_constant<int, I>) for I in [B, E), so that every index
+// computed from I is a constant and register arrays indexed by it stay in registers.
+template <int B, int E, class Fn>
+__host__ __device__ __forceinline__ void static_for(Fn&& fn) {
+  if constexpr (B < E) {
+    fn(std::integral_constant<int, B>{});
+    static_for<B + 1, E>(fn);
+  }
+}
+
+// The lattice of order N at compile time (rtdg's node order: alpha_1 fastest, then alpha_2, then
+// alpha_3; alpha_0 = N - the rest). Face f's opposite vertex is o = {3, 2, 0, 1}[f]; its
+// coefficients in face-local coordinates (b0, b1, b2) are the alpha components other than o in
+// ascending order, and layer i of face f is the set with alpha_o = i.
+template <int N>
+struct BBIndex {
+  static constexpr int NP = np_of(N), NFP = nfp_of(N);
+  __host__ __device__ static constexpr int opposite(int f) { return f == 0 ? 3 : f == 1 ? 2 : f == 2 ? 0 : 1; }
+  __host__ __device__ static constexpr int component(int f, int q) {
+    int c = 0;
+    for (int k = 0; k < 4; ++k) {
+      if (k == opposite(f)) continue;
+      if (c == q) return k;
+      ++c;
+    }
+    return -1;
+  }
+  __host__ __device__ static constexpr int volume(int a1, int a2, int a3) {
+    int idx = 0;
+    for (int k = 0; k < a3; ++k) idx += nfp_of(N - k);
+    for (int j = 0; j < a2; ++j) idx += N - a3 - j + 1;
+    return idx + a1;
+  }
+  // The volume index of face f's layer-i coefficient (b1, b2), b0 = N - i - b1 - b2.
+  __host__ __device__ static constexpr int at(int f, int i, int b1, int b2) {
+    int a[4] = {0, 0, 0, 0};
+    a[opposite(f)] = i;
+    a[component(f, 0)] = N - i - b1 - b2;
+    a[component(f, 1)] = b1;
+    a[component(f, 2)] = b2;
+    return volume(a[1], a[2], a[3]);
+  }
+  // Position of face f's coefficient (b1, b2) in the face's trace (ascending volume index).
+  __host__ __device__ static constexpr int position(int f, int b1, int b2) {
+    const int v = at(f, 0, b1, b2);
+    int c = 0;
+    for (int k = 0; k <= N; ++k)
+      for (int j = 0; j + k <= N; ++j)
+        for (int i = 0; i + j + k <= N; ++i) {
+          const int a[4] = {N - i - j - k, i, j, k};
+          if (a[opposite(f)] == 0 && volume(i, j, k) < v) ++c;
+        }
+    return c;
+  }
+  // Face-local index of (b1, b2) in degree N (rows of constant b2).
+  __host__ __device__ static constexpr int local(int b1, int b2) { return b2 * (N + 1) - b2 * (b2 - 1) / 2 + b1; }
+  // L0's 7-point pattern: (b1, b2) plus one of e_j - e_k in face-local coordinates.
+  __host__ __device__ static constexpr int d1(int s) { return s == 1 || s == 6 ? -1 : s == 2 || s == 5 ? 1 : 0; }
+  __host__ __device__ static constexpr int d2(int s) { return s == 3 || s == 5 ? -1 : s == 4 || s == 6 ? 1 : 0; }
+  __host__ __device__ static constexpr bool inside(int b1, int b2) { return b1 >= 0 && b2 >= 0 && b1 + b2 <= N; }
+};
+
+// L0 of each face, [4][NFP][7] by face-local row and pattern slot (up to order 7).
+__constant__ double c_l0[4 * 36 * 7];
+
+// One column's LIFT (REG): for each face of [F0, F1), y = L0 x_f in registers, then layer by layer
+// y <- c_i E^T y in place (de Casteljau order: (b1, b2) ascending, so the three inputs (b1, b2),
+// (b1 + 1, b2), (b1, b2 + 1) of degree N - i + 1 are read before they are overwritten), each layer
+// added to o at its volume coefficients. w: L0 ([4][NFP][7], c_l0 on the device); x: the
+// column's flux [4 NFP] (fmask order); o: [NP].
+template <int N, int F0, int F1>
+__host__ __device__ __forceinline__ void lift_column(const double* w, const double* x, double* o) {
+  using I = BBIndex<N>;
+  constexpr int NFP = I::NFP;
+  static_for<F0, F1>([&](auto FF) {
+    constexpr int f = decltype(FF)::value;
+#ifdef __CUDA_ARCH__
+    // Keeps the next face's loads from being hoisted above this point (their registers would add
+    // to this face's: 255 and spills at order 7 without it).
+    if constexpr (f > F0) asm volatile("" ::: "memory");
+#endif
+    double xf[NFP];
+    static_for<0, NFP>([&](auto M) { xf[decltype(M)::value] = x[f * NFP + decltype(M)::value]; });
+    double y[N + 1][N + 1];
+    static_for<0, N + 1>([&](auto B2) {
+      constexpr int b2 = decltype(B2)::value;
+      static_for<0, N + 1 - b2>([&](auto B1) {
+        constexpr int b1 = decltype(B1)::value;
+        double v = 0;
+        static_for<0, 7>([&](auto S) {
+          constexpr int s = decltype(S)::value, c1 = b1 + I::d1(s), c2 = b2 + I::d2(s);
+          if constexpr (I::inside(c1, c2)) {
+            constexpr int m = I::position(f, c1, c2);
+            v = fma(w[(f * NFP + I::local(b1, b2)) * 7 + s], xf[m], v);
+          }
+        });
+        y[b1][b2] = v;
+        constexpr int a = I::at(f, 0, b1, b2);
+        if constexpr (f == F0) o[a] = v; else o[a] += v;
+      });
+    });
+    static_for<1, N + 1>([&](auto II) {
+      constexpr int i = decltype(II)::value, m = N - i;
+      static_for<0, m + 1>([&](auto B2) {
+        constexpr int b2 = decltype(B2)::value;
+        static_for<0, m + 1 - b2>([&](auto B1) {
+          constexpr int b1 = decltype(B1)::value, b0 = m - b1 - b2;
+          constexpr double w0 = -(b0 + 1.0) / (i + 1), w1 = -(b1 + 1.0) / (i + 1), w2 = -(b2 + 1.0) / (i + 1);
+          const double v = fma(w2, y[b1][b2 + 1], fma(w1, y[b1 + 1][b2], w0 * y[b1][b2]));
+          y[b1][b2] = v;
+          constexpr int a = I::at(f, i, b1, b2);
+          if constexpr (f == F0) o[a] = v; else o[a] += v;
+        });
+      });
+    });
+  });
+}
 
 struct Args {
   const double *q, *res0;
@@ -79,6 +220,48 @@ struct Args {
   const int *l0_ptr, *l0_col, *lay_pred, *lay_alpha, *lay_start;  // lay_start [4][N + 2]
   const double *l0_val, *lay_w;
 };
+
+// The volume term at node i of the block's element e: the stencil derivatives, the chain rule and
+// the curl (zero without MODE bit 2).
+template <class SH, int MODE>
+__device__ __forceinline__ void volume_term(const Args& p, const double* sQ, long k0, int e, int i, double (&rhs)[6]) {
+  constexpr int NP = SH::NP;
+  int nb[12];
+#pragma unroll
+  for (int s = 0; s < 12; ++s) nb[s] = __ldg(p.stencil + s * NP + i);
+  const int packed = __ldg(p.stencil + 12 * NP + i);
+  const double al[4] = {double(packed & 255), double((packed >> 8) & 255), double((packed >> 16) & 255),
+                        double((packed >> 24) & 255)};
+  const double* g = p.drdx + (k0 + e) * 9;
+  double G[9];
+#pragma unroll
+  for (int x = 0; x < 9; ++x) G[x] = __ldg(g + x);
+  double dx[6][3];
+#pragma unroll
+  for (int c = 0; c < 6; ++c) {
+    const double* u = sQ + (e * 6 + c) * SH::LDQ;
+    double dr[3] = {0, 0, 0};
+    if (MODE & 2) {
+      // v[j][k] = c_{alpha - e_k + e_j}, slot j * 3 + (k < j ? k : k - 1); v[j][j] = c_alpha.
+      const double self = u[i];
+      double v[4][4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) v[j][k] = j == k ? self : u[nb[j * 3 + (k < j ? k : k - 1)]];
+#pragma unroll
+      for (int j = 1; j < 4; ++j) {
+        double s = 0;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) s += al[k] * (v[j][k] - v[0][k]);
+        dr[j - 1] = 0.5 * s;  // d/dr_j = (d_j - d_0) / 2
+      }
+    }
+#pragma unroll
+    for (int x = 0; x < 3; ++x) dx[c][x] = G[x] * dr[0] + G[3 + x] * dr[1] + G[6 + x] * dr[2];
+  }
+  maxwell_curl(dx, rhs);
+}
 
 // MODE bits: 1 LIFT products, 2 stencil (volume term), 4 face fluxes. PAIR: LIFT with m16n8k4.
 // PREFETCH: the neighbours' traces copied (cp.async) into sF with the state, so their latencies
@@ -132,7 +315,37 @@ __global__ void __launch_bounds__(NT) bb_stage(Args p) {
   }
   __syncthreads();
   // LIFT (NP x NFN) times the block's flux columns, into sO [column][row].
-  if ((MODE & 1) && LAYERED) {
+  if constexpr ((MODE & 1) && SH::FSPLIT > 0) {
+    // REG: FS threads per column, each with its share of the faces and its own sO.
+    constexpr int FS = SH::FSPLIT;
+    static_assert(NT >= FS * SH::COLS, "REG: a thread per column and face share");
+    constexpr int LT = SH::SPEC ? (FS * SH::COLS + 31) / 32 * 32 : 0;  // SPEC: the LIFT warps' threads
+    static_assert(!SH::SPEC || NT > LT, "SPEC: threads beyond the LIFT warps");
+    if (SH::SPEC && tid >= LT) {
+      for (int t = tid - LT; t < NE * NP; t += NT - LT) {
+        const int e = t / NP, i = t - e * NP;
+        double rhs[6];
+        volume_term<SH, MODE>(p, sQ, k0, e, i, rhs);
+#pragma unroll
+        for (int c = 0; c < 6; ++c) sm[SH::R + (e * 6 + c) * NP + i] = rhs[c];
+      }
+    } else if (tid < FS * SH::COLS) {
+      const int part = tid / SH::COLS, col = tid - part * SH::COLS;
+      const double* x = sF + col * SH::LDT;
+      double* o = sO + (part * SH::COLS + col) * SH::LDO;
+      if constexpr (FS == 1) {
+        lift_column<N, 0, 4>(c_l0, x, o);
+      } else if constexpr (FS == 2) {
+        if (part == 0) lift_column<N, 0, 2>(c_l0, x, o); else lift_column<N, 2, 4>(c_l0, x, o);
+      } else {
+        if (part == 0) lift_column<N, 0, 1>(c_l0, x, o);
+        else if (part == 1) lift_column<N, 1, 2>(c_l0, x, o);
+        else if (part == 2) lift_column<N, 2, 3>(c_l0, x, o);
+        else lift_column<N, 3, 4>(c_l0, x, o);
+      }
+    }
+    __syncthreads();
+  } else if ((MODE & 1) && LAYERED) {
     // Face by face, layer by layer: y_0 = L0_f F_f, y_i = c_i E^T y_(i-1), each layer's entries
     // added to (face 0: written into) sO at their volume coefficients.
     double* sY = sm + SH::Y;
@@ -201,49 +414,24 @@ __global__ void __launch_bounds__(NT) bb_stage(Args p) {
     }
     __syncthreads();
   }
-  // Node phase: the stencil derivatives, the curl, LIFT's sum and the update.
+  // Node phase: the volume term (from sR under SPEC), LIFT's sum and the update.
   for (int t = tid; t < NE * NP; t += NT) {
     const int e = t / NP, i = t - e * NP;
-    int nb[12];
-#pragma unroll
-    for (int s = 0; s < 12; ++s) nb[s] = __ldg(p.stencil + s * NP + i);
-    const int packed = __ldg(p.stencil + 12 * NP + i);
-    const double al[4] = {double(packed & 255), double((packed >> 8) & 255), double((packed >> 16) & 255),
-                          double((packed >> 24) & 255)};
-    const double* g = p.drdx + (k0 + e) * 9;
-    double G[9];
-#pragma unroll
-    for (int x = 0; x < 9; ++x) G[x] = __ldg(g + x);
-    double dx[6][3];
-#pragma unroll
-    for (int c = 0; c < 6; ++c) {
-      const double* u = sQ + (e * 6 + c) * SH::LDQ;
-      double dr[3] = {0, 0, 0};
-      if (MODE & 2) {
-        // v[j][k] = c_{alpha - e_k + e_j}, slot j * 3 + (k < j ? k : k - 1); v[j][j] = c_alpha.
-        const double self = u[i];
-        double v[4][4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-#pragma unroll
-          for (int k = 0; k < 4; ++k) v[j][k] = j == k ? self : u[nb[j * 3 + (k < j ? k : k - 1)]];
-#pragma unroll
-        for (int j = 1; j < 4; ++j) {
-          double s = 0;
-#pragma unroll
-          for (int k = 0; k < 4; ++k) s += al[k] * (v[j][k] - v[0][k]);
-          dr[j - 1] = 0.5 * s;  // d/dr_j = (d_j - d_0) / 2
-        }
-      }
-#pragma unroll
-      for (int x = 0; x < 3; ++x) dx[c][x] = G[x] * dr[0] + G[3 + x] * dr[1] + G[6 + x] * dr[2];
-    }
     double rhs[6];
-    maxwell_curl(dx, rhs);
+    if constexpr (SH::SPEC && (MODE & 1)) {
+#pragma unroll
+      for (int c = 0; c < 6; ++c) rhs[c] = sm[SH::R + (e * 6 + c) * NP + i];
+    } else {
+      volume_term<SH, MODE>(p, sQ, k0, e, i, rhs);
+    }
 #pragma unroll
     for (int c = 0; c < 6; ++c) {
       const long idx = ((k0 + e) * 6 + c) * NP + i;
-      const double lift = (MODE & 1) ? sO[(e * 6 + c) * SH::LDO + i] : 0.0;
+      double lift = 0.0;
+      if (MODE & 1) {
+#pragma unroll
+        for (int q = 0; q < (SH::FSPLIT ? SH::FSPLIT : 1); ++q) lift += sO[(q * SH::COLS + e * 6 + c) * SH::LDO + i];
+      }
       const double r = p.a * __ldg(p.res0 + idx) + p.dt * (rhs[c] + lift);
       p.res[idx] = r;
       p.qo[idx] = sQ[(e * 6 + c) * SH::LDQ + i] + p.b * r;
@@ -474,9 +662,82 @@ struct Lattice {
   }
 };
 
-template <int N, int NE, int NT, bool PAIR = false, bool PREFETCH = false, bool LAYERED = false>
+static std::string sci(double v) {
+  char b[32];
+  snprintf(b, sizeof b, "%.1e", v);
+  return b;
+}
+
+// REG's L0 weights ([4][NFP][7], for c_l0) from the Bernstein LIFT L (NP x 4 NFP), with checks:
+// that the compile-time indices agree with the lattice (exits if not), L0's largest entry outside
+// the 7-point pattern relative to L's largest (pattern_error), and the unrolled code run on the
+// host against L on random flux columns, whole and split over faces (unrolled_error).
+template <int N>
+std::vector<double> reg_weights(const Lattice<N>& lat, const std::vector<double>& L, double& pattern_error,
+                                double& unrolled_error, std::mt19937& rng) {
+  using I = BBIndex<N>;
+  constexpr int NP = np_of(N), NFP = nfp_of(N), NFN = 4 * NFP;
+  std::vector<double> w(4 * 36 * 7, 0.0);
+  double largest = 0, outside = 0;
+  for (double v : L) largest = std::max(largest, std::abs(v));
+  for (int f = 0; f < 4; ++f)
+    for (int b2 = 0; b2 <= N; ++b2)
+      for (int b1 = 0; b1 + b2 <= N; ++b1) {
+        const int row = I::at(f, 0, b1, b2);
+        if (lat.fmask[f * NFP + I::position(f, b1, b2)] != row) {
+          printf("REG: face %d (%d, %d): index mismatch\n", f, b1, b2);
+          exit(1);
+        }
+        std::vector<bool> used(NFP, false);
+        for (int sl = 0; sl < 7; ++sl) {
+          const int c1 = b1 + I::d1(sl), c2 = b2 + I::d2(sl);
+          if (!I::inside(c1, c2)) continue;
+          const int m = I::position(f, c1, c2);
+          used[m] = true;
+          w[(f * NFP + I::local(b1, b2)) * 7 + sl] = L[row * NFN + f * NFP + m];
+        }
+        for (int m = 0; m < NFP; ++m)
+          if (!used[m]) outside = std::max(outside, std::abs(L[row * NFN + f * NFP + m]));
+      }
+  pattern_error = outside / largest;
+  std::uniform_real_distribution<double> U(-1, 1);
+  double diff = 0, scale = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    std::vector<double> x(NFN), o(NP, 0.0), o2(NP, 0.0), o3(NP, 0.0);
+    for (auto& v : x) v = U(rng);
+    if (trial % 2) {
+      lift_column<N, 0, 1>(w.data(), x.data(), o.data());
+      lift_column<N, 1, 2>(w.data(), x.data(), o2.data());
+      lift_column<N, 2, 4>(w.data(), x.data(), o3.data());
+    } else {
+      lift_column<N, 0, 4>(w.data(), x.data(), o.data());
+    }
+    for (int r = 0; r < NP; ++r) {
+      double ref = 0;
+      for (int m = 0; m < NFN; ++m) ref += L[r * NFN + m] * x[m];
+      diff = std::max(diff, std::abs(o[r] + o2[r] + o3[r] - ref));
+      scale = std::max(scale, std::abs(ref));
+    }
+  }
+  unrolled_error = diff / scale;
+  return w;
+}
+
+// Without a GPU: the REG code's checks on the host at orders 1-7.
+template <int N>
+void host_check() {
+  const Lattice<N> lat;
+  std::mt19937 rng(7);
+  const std::vector<double> L = lat.lift();
+  double pattern = 0, unrolled = 0;
+  reg_weights(lat, L, pattern, unrolled, rng);
+  printf("N%d: layers vs M^-1 M_f %.1e, L0 outside its 7 points %.1e, unrolled REG LIFT vs L %.1e\n", N,
+         lat.check_layers(L, lat.layers(L)), pattern, unrolled);
+}
+
+template <int N, int NE, int NT, bool PAIR = false, bool PREFETCH = false, bool LAYERED = false, int FS = 0, bool SP = false>
 void run(int K, int spread, int sms) {
-  using SH = Shape<N, NE>;
+  using SH = Shape<N, NE, FS, SP>;
   constexpr int NP = SH::NP, NFP = SH::NFP, NFN = SH::NFN;
   K = K / NE * NE;
   const Lattice<N> lat;
@@ -492,10 +753,17 @@ void run(int K, int spread, int sms) {
   for (auto& x : L) x = U(rng) * 0.1;
   double layer_error = -1;
   typename Lattice<N>::Layers lay;
-  if (LAYERED) {
+  double pattern_error = -1;  // REG: L0's largest entry outside the 7-point pattern, relative
+  if (LAYERED || FS) {
     L = lat.lift();
     lay = lat.layers(L);
     layer_error = lat.check_layers(L, lay);
+  }
+  if (FS) {
+    double unrolled_error = 0;
+    const std::vector<double> w = reg_weights(lat, L, pattern_error, unrolled_error, rng);
+    printf("REG N%d: unrolled LIFT on the host against L: %.1e relative\n", N, unrolled_error);
+    CK(cudaMemcpyToSymbol(c_l0, w.data(), w.size() * sizeof(double)));
   }
   std::vector<int> vm(long(K) * NFN);
   const int off[4] = {1, -1, spread, -spread};
@@ -599,10 +867,11 @@ void run(int K, int spread, int sms) {
   const float t6 = timed(bb_stage<SH, NT, 6, PAIR, PREFETCH, LAYERED>, r6, o6);   // no LIFT products
   const float t4 = timed(bb_stage<SH, NT, 4, PAIR, PREFETCH, LAYERED>, r4, o4);   // face fluxes and update only
   const float t0 = timed(bb_stage<SH, NT, 0, PAIR, PREFETCH, LAYERED>, r4, o4);   // loads, gathers' indices and stores only
-  printf("N%d NE%2d NT%4d%s%s%s | %3d regs %2d blocks/SM %6.1f KB | stage %.4f ms, %5.1f %% of copy4 (%.4f ms) | without: face fluxes %.4f, "
+  const std::string reg = FS ? " reg LIFT x" + std::to_string(FS) + (SP ? " spec" : "") + " (L0 outside 7 points " + sci(pattern_error) + ")" : "";
+  printf("N%d NE%2d NT%4d%s%s%s%s | %3d regs %2d blocks/SM %6.1f KB | stage %.4f ms, %5.1f %% of copy4 (%.4f ms) | without: face fluxes %.4f, "
          "LIFT %.4f, LIFT and stencil %.4f, all %.4f ms | rel. error %.1e, stencil vs finite differences %.1e%s\n",
-         N, NE, NT, PAIR ? " m16n8k4" : "", PREFETCH ? " prefetch" : "", LAYERED ? " layered LIFT" : "", regs, occ, bytes / 1024.0, t7, 100.0 * t_copy / t7, t_copy, t3, t6, t4, t0, diff / scale, stencil_error,
-         LAYERED ? (", layers vs M^-1 M_f " + std::to_string(layer_error) + ", L0 " + std::to_string(lay.l0_col.size() / 4) +
+         N, NE, NT, PAIR ? " m16n8k4" : "", PREFETCH ? " prefetch" : "", LAYERED ? " layered LIFT" : "", reg.c_str(), regs, occ, bytes / 1024.0, t7, 100.0 * t_copy / t7, t_copy, t3, t6, t4, t0, diff / scale, stencil_error,
+         LAYERED || FS ? (", layers vs M^-1 M_f " + sci(layer_error) + ", L0 " + std::to_string(lay.l0_col.size() / 4) +
                     " of " + std::to_string(NFP * NFP) + " per face").c_str() : "");
   fflush(stdout);
   cudaFree(dq); cudaFree(dqo); cudaFree(dres); cudaFree(dres0); cudaFree(dg); cudaFree(df); cudaFree(dfl);
@@ -611,22 +880,37 @@ void run(int K, int spread, int sms) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--host") {
+    host_check<1>(); host_check<2>(); host_check<3>(); host_check<4>(); host_check<5>(); host_check<6>(); host_check<7>();
+    return 0;
+  }
   const int K = argc > 1 ? atoi(argv[1]) : 204887;
   const int spread = argc > 2 ? atoi(argv[2]) : 2809;
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   printf("K %d, face neighbours %s\n", K, spread > 0 ? ("k +- 1, k +- " + std::to_string(spread)).c_str() : "random");
+#ifdef ONLY
+  ONLY;
+#else
+  // Session 27: the register-resident layered LIFT (REG) with 1 or 2 threads per column, plain
+  // and warp-specialized (spec), against the dense m16n8k4 LIFT (session 26's best at order 4).
+  run<2, 4, 128, false, true, false, 1>(K, spread, sms);
+  run<2, 4, 128, false, true, false, 2>(K, spread, sms);
+  run<3, 4, 128, false, true, false, 1>(K, spread, sms);
+  run<3, 4, 128, false, true, false, 2>(K, spread, sms);
   run<4, 4, 128, true, true>(K, spread, sms);
-  run<4, 4, 128, true, true, true>(K, spread, sms);
-  run<4, 8, 256, true, true, true>(K, spread, sms);
-  run<5, 4, 128, true, true>(K, spread, sms);
-  run<5, 4, 128, true, true, true>(K, spread, sms);
-  run<5, 4, 256, true, true, true>(K, spread, sms);
-  run<6, 4, 256>(K, spread, sms);
-  run<6, 4, 128, true, true, true>(K, spread, sms);
-  run<6, 4, 256, true, true, true>(K, spread, sms);
-  run<7, 4, 256>(K, spread, sms);
-  run<7, 4, 128, true, true, true>(K, spread, sms);
-  run<7, 4, 256, true, true, true>(K, spread, sms);
+  run<4, 4, 128, false, true, false, 2>(K, spread, sms);
+  run<4, 4, 128, false, true, false, 2, true>(K, spread, sms);
+  run<4, 4, 256, false, true, false, 2, true>(K, spread, sms);
+  run<5, 4, 128, false, true, false, 1>(K, spread, sms);
+  run<5, 4, 128, false, true, false, 1, true>(K, spread, sms);
+  run<5, 4, 256, false, true, false, 1, true>(K, spread, sms);
+  run<6, 4, 128, false, true, false, 1>(K, spread, sms);
+  run<6, 4, 128, false, true, false, 1, true>(K, spread, sms);
+  run<6, 4, 256, false, true, false, 1, true>(K, spread, sms);
+  run<7, 4, 128, false, true, false, 1>(K, spread, sms);
+  run<7, 4, 128, false, true, false, 1, true>(K, spread, sms);
+  run<7, 4, 256, false, true, false, 1, true>(K, spread, sms);
+#endif
   return 0;
 }
