@@ -49,6 +49,11 @@ void use_bernstein_operators(Element& e) {
 
 }  // namespace
 
+bool bernstein_operators_experiment() {
+  const char* value = std::getenv("RTDG_EXPERIMENT_OPERATORS");
+  return value != nullptr && std::string(value) == "bernstein";
+}
+
 void apply_operators_experiment(Element& e) {
   const char* value = std::getenv("RTDG_EXPERIMENT_OPERATORS");
   if (value == nullptr || *value == 0) return;

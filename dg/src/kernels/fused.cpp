@@ -121,7 +121,9 @@
 // tensor-core fragments of the volume operator and of LIFT (solver/geometry_arrays.hpp: AVS
 // for Derivative::state, AVF for flux), unused by scalar products.
 #include "kernels/families.hpp"
+#include "discretization_steps.hpp"
 
+#include "dg/bernstein.hpp"
 #include "dg/error.hpp"
 
 #include <fluxes/dag.hpp>
@@ -242,6 +244,9 @@ struct ColumnPart {
   std::string output, ld;
   int row0 = 0;
   std::vector<ColumnInput> inputs;
+  // LIFT in the Bernstein layers (the operators experiment `bernstein`, bernstein.hpp): one task
+  // per column instead of chunks, the layers in place of the product.
+  bool layered = false;
 };
 
 // Rows of one task of a by-column product: few enough accumulators that a thread keeps them in
@@ -265,7 +270,7 @@ std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
       const Eigen::MatrixXd* D = derivative[a];
       parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }}}});
     }
-    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift}}});
+    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift}}, element.dim >= 2 && detail::bernstein_operators_experiment()});
   } else {
     // sY rows i = -sum_a (D_a G_a)(i) + (LIFT sF)(i).
     auto minus_d = [derivative, Np](int i, int j) { return -(*derivative[j / Np])(i, j % Np); };
@@ -314,6 +319,43 @@ void write_constant_operators(rtcg::SourceWriter& w, const KernelSpec& spec) {
   w.line();
 }
 
+// The Bernstein LIFT of one column in layers (bernstein.hpp), the weights as literals: per face,
+// layer 0 = L0 x (x the column's face values in sF, Fmask order), then each layer from the one
+// before, every entry a variable of its own (a layer's variables die once the next layer is
+// computed, so registers hold about two layers), each added to the column's output row. A
+// compiler fence between faces keeps the next face's loads from being hoisted into this one's
+// registers (255 registers and spills at order 7 without it: benchmarks/experiments/bernstein_stage.cu).
+void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const ColumnPart& part) {
+  const bool single = spec.scalar == fluxes::ScalarType::float32;
+  const BernsteinOperators b = make_bernstein(*spec.element);
+  const ColumnInput& input = part.inputs.front();
+  w.line("// LIFT in the Bernstein layers: " + str(b.Nfaces) + " faces of " + str(b.N + 1) + " layers.");
+  w.line("const real* x = " + input.buffer + " + col * " + input.ld + ";");
+  w.line("real* y = " + part.output + " + col * " + part.ld + " + " + str(part.row0) + ";");
+  for (int f = 0; f < b.Nfaces; ++f) {
+    const BernsteinFace& face = b.faces[static_cast<std::size_t>(f)];
+    auto scope = w.block("");
+    if (f > 0) {
+      w.line("#if RTCG_CUDA");
+      w.line("asm volatile(\"\" ::: \"memory\");");
+      w.line("#endif");
+    }
+    for (int e = 0; e < b.Np; ++e) {
+      const std::vector<BernsteinEntry>& terms =
+          e < b.Nfp ? face.L0[static_cast<std::size_t>(e)] : face.reduction[static_cast<std::size_t>(e)];
+      std::string sum;
+      for (const BernsteinEntry& t : terms) {
+        if (t.weight == 0.0) continue;
+        const std::string operand = e < b.Nfp ? "x[" + str(f * b.Nfp + t.index) + "]" : "l" + str(t.index);
+        sum += (sum.empty() ? "" : " + ") + real_literal(t.weight, single) + " * " + operand;
+      }
+      if (sum.empty()) sum = "real(0)";
+      const int row = face.volume[static_cast<std::size_t>(e)];
+      w.line("const real l" + str(e) + " = " + sum + "; y[" + str(row) + "] " + (f == 0 ? "=" : "+=") + " l" + str(e) + ";");
+    }
+  }
+}
+
 // Operators::constant and literals, sq, sF (and sG) filled and synced: the products into sY (and
 // sZ) by column. Task s of NTASK = (parts x chunks) x NCOL takes column col = s % NCOL and the
 // rows of one chunk of one part: consecutive threads take consecutive columns of the same
@@ -326,7 +368,8 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
   const bool single = spec.scalar == fluxes::ScalarType::float32;
   const int Np = spec.element->Np;
   const std::vector<ColumnPart> parts = by_column_parts(spec);
-  const int tasks = static_cast<int>(parts.size()) * sc.chunks;
+  int tasks = 0;
+  for (const ColumnPart& part : parts) tasks += part.layered ? 1 : sc.chunks;
   w.line(std::string("// By-column products (operators ") + (literals ? "as literals" : "in constant memory") + "): " +
          str(static_cast<int>(parts.size())) + (parts.size() == 1 ? " part" : " parts") + " of " + str(sc.chunks) +
          (sc.chunks == 1 ? " chunk" : " chunks") + " per column.");
@@ -336,7 +379,13 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
   w.line("if (k0 + col / NCOMP >= ke) continue;");
   auto cases = w.block("switch (pc)");
   int task = 0;
-  for (const ColumnPart& part : parts)
+  for (const ColumnPart& part : parts) {
+    if (part.layered) {
+      auto body = w.block("case " + str(task++) + ":");
+      write_layered_lift(w, spec, part);
+      w.line("break;");
+      continue;
+    }
     for (int chunk = 0; chunk < sc.chunks; ++chunk, ++task) {
       const int i0 = chunk * Np / sc.chunks, i1 = (chunk + 1) * Np / sc.chunks, rows = i1 - i0;
       auto body = w.block("case " + str(task) + ":");
@@ -368,6 +417,7 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
       w.line("for (int r = 0; r < " + str(rows) + "; ++r) y[r] = acc[r];");
       w.line("break;");
     }
+  }
   w.line("default: break;");
 }
 
