@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine: tuner sweeps with the element operators of RTDG_EXPERIMENT_OPERATORS
 # (dg/src/operators_experiment.cpp: `noisy` D with the rounding noise make_element drops,
-# `bernstein` the Bernstein-Bezier operators) against the operators rtdg uses, on the 200k-tet
+# `bernstein` the Bernstein-Bezier operators, with LIFT in layers in by-column state plans;
+# `bernstein_product` the same with LIFT as a product) against the operators rtdg uses, on the 200k-tet
 # sphere (.deps/meshes/sphere_200k.h5, carried; see align_ab.sh). A case is
 # name:operators:precision:orders:space, operators `nodal` (none set), `noisy` or `bernstein`,
+# Session 27: CASES="bern:bernstein:double:5-6:literal bprod:bernstein_product:double:5-6:literal".
 # space `literal` (literal plans only, pruning off: the by-column products are what the zero
 # entries change) or `default`; each case its own tuning database (under the build folder, so
 # that the logs stay within the files $OUT brings back). Prints each sweep's variant

@@ -18,7 +18,10 @@
 // tuner's agreement check holds among them; what is measured is the time of the sparser
 // operators: the derivatives have at most 7 entries per row (order 4 on tetrahedra: 146 of
 // 1,225 in D_r against 594 nodal), LIFT about half of its entries. Initial values, output and
-// boundary data are not transformed: the answers are not the nodal run's.
+// boundary data are not transformed: the answers are not the nodal run's. By-column plans that
+// differentiate the state apply LIFT in the Bernstein layers (session 27, kernels/fused.cpp);
+// `bernstein_product`: the same operators with LIFT as a product everywhere, for an A/B of the
+// layers.
 #include "dg/basis.hpp"
 #include "dg/bernstein.hpp"
 #include "dg/element.hpp"
@@ -58,11 +61,11 @@ void apply_operators_experiment(Element& e) {
   const char* value = std::getenv("RTDG_EXPERIMENT_OPERATORS");
   if (value == nullptr || *value == 0) return;
   const std::string which = value;
-  if (which == "bernstein") use_bernstein_operators(e);
+  if (which == "bernstein" || which == "bernstein_product") use_bernstein_operators(e);
   else if (which == "noisy") use_noisy_derivatives(e);
   else
-    throw Error("RTDG_EXPERIMENT_OPERATORS = '" + which + "' is not an operator experiment; use 'noisy' or 'bernstein', "
-                "or leave it unset");
+    throw Error("RTDG_EXPERIMENT_OPERATORS = '" + which + "' is not an operator experiment; use 'noisy', 'bernstein' or "
+                "'bernstein_product', or leave it unset");
 }
 
 }  // namespace rtdg::dg::detail

@@ -334,7 +334,7 @@ TEST(Discretization, OperatorExperimentsReplaceDAndLiftOrNameTheValidValues) {
       ADD_FAILURE();
     } catch (const Error& error) {
       EXPECT_EQ(std::string(error.what()), "RTDG_EXPERIMENT_OPERATORS = 'bogus' is not an operator experiment; use "
-                                           "'noisy' or 'bernstein', or leave it unset");
+                                           "'noisy', 'bernstein' or 'bernstein_product', or leave it unset");
     }
   }
 }

@@ -382,6 +382,12 @@ TEST(SolverPlans, BernsteinExperimentLiftsInLayersAndMatchesTheDefaultPlan) {
       EXPECT_LE(max_difference(other.solver->rhs(0.25), rhs), 1e-12 * max_abs(rhs));
     }
   }
+  // bernstein_product: the same operators, LIFT as a product.
+  ::setenv("RTDG_EXPERIMENT_OPERATORS", "bernstein_product", 1);
+  {
+    Cavity product("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, state);
+    EXPECT_EQ(product.solver->kernels().source.find(layers), std::string::npos);
+  }
   ::unsetenv("RTDG_EXPERIMENT_OPERATORS");
 }
 
