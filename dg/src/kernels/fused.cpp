@@ -258,6 +258,15 @@ constexpr int max_chunk_rows = 16;
 constexpr long long max_constant_bytes = 60 * 1024;
 constexpr long long max_literal_entries = 16384;
 
+// Whether by-column plans apply LIFT in the Bernstein layers: with the operators experiment
+// `bernstein`, and only where the element's LIFT is the Bernstein one (the experiment replaced it
+// in discretize(); an element discretized without it keeps the nodal LIFT and the product).
+bool lift_in_layers(const Element& element) {
+  if (element.dim < 2 || !detail::bernstein_operators_experiment()) return false;
+  const Eigen::MatrixXd layered = make_bernstein(element).lift();
+  return (layered - element.LIFT).cwiseAbs().maxCoeff() <= 1e-12 * layered.cwiseAbs().maxCoeff();
+}
+
 std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
   const Element& element = *spec.element;
   const int Np = element.Np, Nfn = element.Nfaces * element.Nfp, dim = element.dim;
@@ -270,7 +279,7 @@ std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
       const Eigen::MatrixXd* D = derivative[a];
       parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }}}});
     }
-    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift}}, element.dim >= 2 && detail::bernstein_operators_experiment()});
+    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift}}, lift_in_layers(element)});
   } else {
     // sY rows i = -sum_a (D_a G_a)(i) + (LIFT sF)(i).
     auto minus_d = [derivative, Np](int i, int j) { return -(*derivative[j / Np])(i, j % Np); };
@@ -357,8 +366,8 @@ void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const Col
 }
 
 // Operators::constant and literals, sq, sF (and sG) filled and synced: the products into sY (and
-// sZ) by column. Task s of NTASK = (parts x chunks) x NCOL takes column col = s % NCOL and the
-// rows of one chunk of one part: consecutive threads take consecutive columns of the same
+// sZ) by column. Task s of NTASK = (parts x chunks) x NCOL (a layered LIFT part: one task, not
+// chunks) takes column col = s % NCOL and the rows of one chunk of one part: consecutive threads take consecutive columns of the same
 // chunk, so a warp's threads run the same code (the same operator entry: a literal, or one
 // constant-memory address fixed in the code, a broadcast), and each reads its own column (odd
 // leading dimensions: no bank conflicts). Each input entry read serves the chunk's rows,
