@@ -15,7 +15,8 @@ namespace {
 using MatrixL = Eigen::Matrix<long double, Eigen::Dynamic, Eigen::Dynamic>;
 
 // The vertex opposite each face, in the element's face numbering (element.hpp): the face is
-// where that vertex's barycentric coordinate vanishes (lambda_0 = 0 on r + s (+ t) = -1 + ...).
+// where that vertex's barycentric coordinate vanishes (lambda_0 on the slanted face, lambda_1 on
+// r = -1, lambda_2 on s = -1, lambda_3 on t = -1).
 int opposite_vertex(int dim, int f) {
   static constexpr int triangle[3] = {2, 0, 1};    // s = -1, r + s = 0, r = -1
   static constexpr int tetrahedron[4] = {3, 2, 0, 1};  // t = -1, s = -1, r + s + t = -1, r = -1
@@ -46,8 +47,8 @@ long double mass_entry(int N, int d, long double measure, const std::array<int, 
 }
 
 double bernstein_value(int N, int dim, const std::array<int, 4>& a, double r, double s, double t) {
-  const double lambda[4] = {-(1.0 + r + s + (dim == 3 ? t : 0.0)) / 2.0 + (dim == 3 ? 0.0 : 0.5), (1.0 + r) / 2.0,
-                            (1.0 + s) / 2.0, (1.0 + t) / 2.0};
+  const double lambda0 = dim == 3 ? -(1.0 + r + s + t) / 2.0 : -(r + s) / 2.0;
+  const double lambda[4] = {lambda0, (1.0 + r) / 2.0, (1.0 + s) / 2.0, (1.0 + t) / 2.0};
   double v = static_cast<double>(factorial(N) / factorial(a));
   for (int q = 0; q <= dim; ++q) v *= std::pow(lambda[q], a[static_cast<std::size_t>(q)]);
   return v;

@@ -9,7 +9,8 @@
 // - 1 / 2 (triangles: -(r + s) / 2), lambda_1 = (1 + r) / 2, lambda_2 = (1 + s) / 2,
 // lambda_3 = (1 + t) / 2. Nodal values u = V c.
 //
-// Derivatives. d/dr_a = (d_a - d_0) / 2 with (d_j c)_alpha = sum_k alpha_k c_(alpha - e_k + e_j):
+// Derivatives. d/dr = (d_1 - d_0) / 2, d/ds = (d_2 - d_0) / 2, d/dt = (d_3 - d_0) / 2 with
+// (d_j c)_alpha = sum_k alpha_k c_(alpha - e_k + e_j):
 // at most 7 entries per row on tetrahedra, 5 on triangles, each an integer over 2 (against Np
 // nodal entries per row).
 //
