@@ -37,7 +37,7 @@
 // About 4 (L0 nnz + 3 (NP - NFP)) FMAs per column: 1,824 at order 7 against 17,280 dense. Measured
 // (benchmarks/results/dg-experiments-h100-2026-11-27-session27.log): 0.349 / 0.524 / 0.842 / 1.520
 // / 2.370 / 3.624 ms per stage at orders 2-7 (neighbours k +- 2809), against the tuned nodal
-// stages' 0.2186 / 0.4313 / 0.9130 / 1.6720 / 3.5369 / 5.5217: behind at orders 2-3, 8-9 % ahead
+// stages' 0.2186 / 0.4313 / 0.9130 / 1.6720 / 3.5369 / 5.5217: behind at orders 2-3, 8-10 % ahead
 // at orders 4-5, 1.49x and 1.52x at orders 6 and 7. Agreement with the host 1e-15 to 4e-13 (the
 // closed-form LIFT's own rounding). Warp-specializing it (SP) loses: its extra shared memory
 // costs a block per SM. `--host` runs the REG checks without a GPU.
