@@ -3,6 +3,7 @@
 
 #include "dg/error.hpp"
 #include "discretization_steps.hpp"
+#include "operators_experiment.hpp"
 #include "index.hpp"
 
 #include <algorithm>

@@ -25,12 +25,4 @@ void build_face_maps(const mesh::Mesh& mesh, Discretization& d);
 // that belong to no group and are not boundary nodes (their exterior comes from another rank).
 void build_boundary_maps(const mesh::Mesh& mesh, Discretization& d, const std::vector<char>* halo = nullptr);
 
-// The operator experiments (operators_experiment.cpp): with RTDG_EXPERIMENT_OPERATORS set
-// (`noisy`, `bernstein`), the element's D (and LIFT) replaced after the geometry is computed.
-void apply_operators_experiment(Element& e);
-
-// Whether RTDG_EXPERIMENT_OPERATORS is `bernstein`: by-column plans that differentiate the state
-// then apply LIFT in the Bernstein layers (kernels/fused.cpp) instead of as a product.
-bool bernstein_operators_experiment();
-
 }  // namespace rtdg::dg::detail

@@ -26,6 +26,7 @@
 #include "dg/bernstein.hpp"
 #include "dg/element.hpp"
 #include "dg/error.hpp"
+#include "operators_experiment.hpp"
 
 #include <cstdlib>
 #include <string>

@@ -121,7 +121,7 @@
 // tensor-core fragments of the volume operator and of LIFT (solver/geometry_arrays.hpp: AVS
 // for Derivative::state, AVF for flux), unused by scalar products.
 #include "kernels/families.hpp"
-#include "discretization_steps.hpp"
+#include "operators_experiment.hpp"
 
 #include "dg/bernstein.hpp"
 #include "dg/error.hpp"
