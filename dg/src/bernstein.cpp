@@ -219,4 +219,14 @@ BernsteinOperators make_bernstein(const Element& e) {
   return b;
 }
 
+Element bernstein_element(const Element& e) {
+  const BernsteinOperators b = make_bernstein(e);
+  Element out = e;
+  out.Dr = b.derivative(0);
+  out.Ds = b.derivative(1);
+  if (e.dim == 3) out.Dt = b.derivative(2);
+  out.LIFT = b.lift();
+  return out;
+}
+
 }  // namespace rtdg::dg

@@ -82,6 +82,27 @@ TEST_P(BernsteinElement, LayeredLiftIsTheNodalLiftInTheBasis) {
   }
 }
 
+// The element Bernstein plans' kernels get: the dense forms of the stencils and layers in place
+// of D_a and LIFT, the rest the nodal element's. The coefficients of the constant 1 (all ones:
+// the polynomials sum to one) have zero derivatives.
+TEST_P(BernsteinElement, ElementForTheKernels) {
+  const Element e = make_element(shape(), order());
+  const Element bb = bernstein_element(e);
+  const BernsteinOperators b = make_bernstein(e);
+  const Eigen::MatrixXd* D[3] = {&bb.Dr, &bb.Ds, &bb.Dt};
+  const std::size_t most = e.dim == 3 ? 7 : 5;
+  for (int a = 0; a < e.dim; ++a) {
+    EXPECT_TRUE(*D[a] == b.derivative(a));
+    for (Eigen::Index i = 0; i < D[a]->rows(); ++i)
+      EXPECT_LE(static_cast<std::size_t>((D[a]->row(i).array() != 0.0).count()), most) << "row " << i;
+    EXPECT_LT((*D[a] * Eigen::VectorXd::Ones(e.Np)).cwiseAbs().maxCoeff(), 1e-12);
+  }
+  EXPECT_TRUE(bb.LIFT == b.lift());
+  EXPECT_LE((bb.LIFT.array() != 0.0).count(), (e.LIFT.array() != 0.0).count());
+  EXPECT_TRUE(bb.V == e.V && bb.M == e.M && bb.Fmask == e.Fmask && bb.r == e.r);
+  EXPECT_EQ(bb.Dt.size(), e.Dt.size());
+}
+
 INSTANTIATE_TEST_SUITE_P(TrianglesAndTetrahedra, BernsteinElement,
                          ::testing::Combine(::testing::Values(Shape::triangle, Shape::tetrahedron), ::testing::Range(1, 11)),
                          element_name);

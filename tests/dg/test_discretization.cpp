@@ -304,7 +304,7 @@ struct OperatorsExperiment {
 
 long long nonzeros(const Eigen::MatrixXd& m) { return (m.array() != 0.0).count(); }
 
-TEST(Discretization, OperatorExperimentsReplaceDAndLiftOrNameTheValidValues) {
+TEST(Discretization, OperatorExperimentsReplaceDOrNameTheValidValues) {
   const mesh::Mesh m = mesh::build_mesh(box_mesh(3, 1));
   const Discretization nodal = discretize(m, 4);
   {
@@ -315,17 +315,16 @@ TEST(Discretization, OperatorExperimentsReplaceDAndLiftOrNameTheValidValues) {
     EXPECT_LT((noisy.element.Dr - nodal.element.Dr).cwiseAbs().maxCoeff(), 1e-12);
   }
   {
-    // Bernstein coefficients: at most 7 entries per row of D (the lattice neighbours), and the
-    // coefficients of the constant 1 (all ones: the Bernstein polynomials sum to 1) have zero
-    // derivatives. The geometry is the nodal one.
+    // The Bernstein experiments became the plan value basis = bernstein: the name says so.
     OperatorsExperiment experiment("bernstein");
-    const Discretization bb = discretize(m, 4);
-    for (const Eigen::MatrixXd* D : {&bb.element.Dr, &bb.element.Ds, &bb.element.Dt}) {
-      for (Eigen::Index i = 0; i < D->rows(); ++i) EXPECT_LE(nonzeros(D->row(i)), 7) << "row " << i;
-      EXPECT_LT((*D * Eigen::VectorXd::Ones(D->cols())).cwiseAbs().maxCoeff(), 1e-12);
+    try {
+      (void)discretize(m, 2);
+      ADD_FAILURE();
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("is gone: the Bernstein operators are the plan value basis = bernstein"),
+                std::string::npos)
+          << error.what();
     }
-    EXPECT_LT(nonzeros(bb.element.LIFT), nonzeros(nodal.element.LIFT));
-    EXPECT_TRUE(bb.rx == nodal.rx);
   }
   {
     OperatorsExperiment experiment("bogus");
@@ -334,7 +333,7 @@ TEST(Discretization, OperatorExperimentsReplaceDAndLiftOrNameTheValidValues) {
       ADD_FAILURE();
     } catch (const Error& error) {
       EXPECT_EQ(std::string(error.what()), "RTDG_EXPERIMENT_OPERATORS = 'bogus' is not an operator experiment; use "
-                                           "'noisy', 'bernstein' or 'bernstein_product', or leave it unset");
+                                           "'noisy', or leave it unset");
     }
   }
 }

@@ -142,6 +142,20 @@ Plan aligned_plan() {
   return plan;
 }
 
+// The Bernstein basis (Plan::basis), by column with LIFT in layers (state derivative) or as a
+// product (flux derivative: materials per element): the halo traces are the face coefficients,
+// which pair across a face (also a periodic one) as the nodes do.
+Plan bernstein_plan(Derivative derivative) {
+  Plan plan = async_plan();
+  plan.layout = Layout::element_major;
+  plan.products = Products::scalar;
+  plan.geometry = GeometryPlace::global;
+  plan.operators = Operators::literals;
+  plan.derivative = derivative;
+  plan.basis = Basis::bernstein;
+  return plan;
+}
+
 // Element k's part: alternating by a coarse checkerboard of centroids, so that every part has
 // halo faces in several directions (and periodic ones when the box is periodic in x).
 mesh::Partition checkerboard(const mesh::Mesh& mesh, int parts) {
@@ -283,6 +297,10 @@ std::vector<Case> cases() {
        "tm2d_materials_2parts_faces_async_ssp"},
       {"maxwell3d", 3, 3, 2, 3, true, false, Integrator::lserk4, aligned_plan(), "maxwell3d_periodic_3parts_aligned"},
       {"maxwell2d_tm", 2, 6, 3, 2, false, true, Integrator::ssprk3, aligned_plan(), "tm2d_materials_2parts_aligned_ssp"},
+      {"maxwell3d", 3, 3, 3, 3, true, false, Integrator::lserk4, bernstein_plan(Derivative::state),
+       "maxwell3d_periodic_3parts_bernstein"},
+      {"maxwell2d_tm", 2, 6, 3, 2, false, true, Integrator::ssprk3, bernstein_plan(Derivative::flux),
+       "tm2d_materials_2parts_bernstein_ssp"},
   };
 }
 

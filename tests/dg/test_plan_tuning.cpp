@@ -502,6 +502,75 @@ TEST(PlanTuning, PrefetchPrunedWhereAsyncExists) {
   EXPECT_EQ(prefetch_pruned(plan(scalar + " prefetch=off"), host, true), "");
 }
 
+// Bernstein plans (Plan::basis) enter the space as fused plans by column, where the law takes
+// them and the space lists them; the tuning job checks them against the nodal default plan
+// (the state converted between the bases); on CUDA basis_pruned keeps them to what won.
+TEST(PlanTuning, BernsteinPlansByColumnWhereTheLawTakesThem) {
+  PlanSpace space = tiny_space();
+  space.operators = {Operators::global, Operators::literals};
+  auto bernstein_points = [](const Solver& solver, const PlanSpace& s) {
+    int count = 0;
+    for (const rtcg::tune::Point& p : plan_search_space(solver, s).points()) {
+      if (p.at("basis") == 0) continue;
+      ++count;
+      EXPECT_EQ(p.at("fusion"), 1) << rtcg::tune::to_string(p);
+      EXPECT_EQ(p.at("operators"), static_cast<std::int64_t>(Operators::literals)) << rtcg::tune::to_string(p);
+    }
+    return count;
+  };
+  Cavity maxwell("maxwell2d_tm", 2, 2, host());
+  EXPECT_GT(bernstein_points(*maxwell.solver, space), 0);
+  PlanSpace nodal_only = space;
+  set_space_values(nodal_only, "bases=nodal");
+  EXPECT_EQ(bernstein_points(*maxwell.solver, nodal_only), 0);
+  EXPECT_THROW(set_space_values(nodal_only, "bases=modal"), Error);
+  EXPECT_EQ(bernstein_points(*maxwell.solver, PlanSpace::for_backend(rtcg::BackendKind::host)), 0);
+  Cavity pml("maxwell2d_tm_pml", 2, 2, host());  // its damping depends on the position
+  EXPECT_EQ(bernstein_points(*pml.solver, space), 0);
+
+  // A job over the unfused default and the nodal and Bernstein literal plans: every variant
+  // passes the check against the nodal default plan.
+  PlanSpace job_space = space;
+  job_space.derivatives = {Derivative::state};
+  job_space.products = {Products::scalar};
+  job_space.prefetch = {Prefetch::off};
+  rtcg::tune::TuningDb db(scratch_db("bernstein"));
+  const PlanChoice tuned = choose_plan(*maxwell.solver, rtcg::tune::TuneMode::force, db, 0, job_space);
+  ASSERT_TRUE(tuned.tuned.has_value());
+  int bernstein_timed = 0;
+  for (const rtcg::tune::Timing& t : tuned.tuned->variants) {
+    EXPECT_TRUE(t.ok()) << t.status << ": " << t.reason;
+    bernstein_timed += t.point.count("basis") && t.point.at("basis") == 1;
+  }
+  EXPECT_EQ(bernstein_timed, 2);  // either derivative: the space always holds the flux derivative
+
+  // Points and texts round-trip; a point stored before the basis existed is nodal.
+  Plan plan = plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=literals "
+                             "derivative=state prefetch=async basis=bernstein");
+  EXPECT_EQ(plan.basis, Basis::bernstein);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  rtcg::tune::Point old_point = point_of(plan);
+  old_point.erase("basis");
+  EXPECT_EQ(plan_of(old_point).basis, Basis::nodal);
+  old_point["basis"] = 2;
+  EXPECT_THROW((void)plan_of(old_point), Error);
+
+  const rtcg::DeviceInfo h100 = h100_limits();
+  EXPECT_EQ(basis_pruned(plan, 5, h100), "");
+  EXPECT_EQ(basis_pruned(plan, 3, h100).rfind("the Bernstein basis below order 4", 0), 0u);
+  EXPECT_EQ(operators_pruned(plan, 20000, h100, false), "");  // the nodal literal limit is not theirs
+  for (const char* other : {"elements=16", "derivative=flux", "prefetch=on", "operators=constant"}) {
+    Plan changed = plan_from_text(to_text(plan) + " " + other);
+    EXPECT_EQ(basis_pruned(changed, 5, h100).rfind("Bernstein plans other than", 0), 0u) << other;
+  }
+  Plan nodal = plan;
+  nodal.basis = Basis::nodal;
+  EXPECT_EQ(basis_pruned(nodal, 2, h100), "");
+  rtcg::DeviceInfo host_device;
+  host_device.arch = "host";
+  EXPECT_EQ(basis_pruned(plan, 2, host_device), "");
+}
+
 // Operators in constant memory are pruned on CUDA, literals where D and LIFT have more than
 // 1,024 non-zero entries in double, 2,048 in float; nothing on the host. Their plans round-trip through points and text.
 TEST(PlanTuning, OperatorsPrunedOnCuda) {
@@ -712,7 +781,7 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
-  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, prune"), std::string::npos);
+  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, prune"), std::string::npos);
   EXPECT_EQ(error_of("tiles=cols"), "plan space 'tiles=cols': unknown tiles 'cols'; valid values: rows, columns");
   EXPECT_EQ(error_of("align=24"),
             "plan space 'align=24': align values are 0 or powers of two from 8 to 128 (bytes), not 24");

@@ -354,48 +354,6 @@ INSTANTIATE_TEST_SUITE_P(Cavities, PlanAgreement,
                          ::testing::Values(PlanCase{"maxwell2d_tm", 3, 4}, PlanCase{"maxwell3d", 2, 3}),
                          [](const auto& p) { return std::string(p.param.law); });
 
-// The operators experiment `bernstein` (dg/src/operators_experiment.cpp): by-column plans that
-// differentiate the state apply LIFT in the Bernstein layers (bernstein.hpp) instead of as a
-// product. The default plan applies the same LIFT as a dense matrix, so the two must agree to
-// rounding; plans that differentiate the flux, and runs without the experiment, keep the product.
-TEST(SolverPlans, BernsteinExperimentLiftsInLayersAndMatchesTheDefaultPlan) {
-  const std::string layers = "LIFT in the Bernstein layers";
-  const Plan state = fused(Layout::element_major, 3, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async);
-  const Plan constant = fused(Layout::field_major, 2, 1, Operators::constant, Derivative::state);
-  const Plan flux = fused(Layout::field_major, 3, 1, Operators::literals, Derivative::flux);
-  {
-    Cavity nodal("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, state);
-    EXPECT_EQ(nodal.solver->kernels().source.find(layers), std::string::npos);
-  }
-  // A discretization made without the experiment keeps its nodal LIFT, and the product, even
-  // when the experiment is on by the time its kernels are generated.
-  Cavity earlier("maxwell3d", 2, 3, host());
-  ::setenv("RTDG_EXPERIMENT_OPERATORS", "bernstein", 1);
-  earlier.solver->set_plan(state);
-  EXPECT_EQ(earlier.solver->kernels().source.find(layers), std::string::npos);
-  for (const PlanCase c : {PlanCase{"maxwell2d_tm", 3, 4}, PlanCase{"maxwell3d", 2, 3}}) {
-    SCOPED_TRACE(c.law);
-    Cavity reference(c.law, c.n, c.N, host());
-    const std::vector<double> start = random_state(reference.solver->size());
-    reference.solver->set_state(start);
-    const std::vector<double> rhs = reference.solver->rhs(0.25);
-    for (const Plan& plan : {state, constant, flux}) {
-      SCOPED_TRACE(plan.describe());
-      Cavity other(c.law, c.n, c.N, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
-      EXPECT_EQ(other.solver->kernels().source.find(layers) != std::string::npos, plan.derivative == Derivative::state);
-      other.solver->set_state(start);
-      EXPECT_LE(max_difference(other.solver->rhs(0.25), rhs), 1e-12 * max_abs(rhs));
-    }
-  }
-  // bernstein_product: the same operators, LIFT as a product.
-  ::setenv("RTDG_EXPERIMENT_OPERATORS", "bernstein_product", 1);
-  {
-    Cavity product("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, state);
-    EXPECT_EQ(product.solver->kernels().source.find(layers), std::string::npos);
-  }
-  ::unsetenv("RTDG_EXPERIMENT_OPERATORS");
-}
-
 // set_plan switches kernels and layout in place: the state survives and the answers agree.
 TEST(SolverPlans, SetPlanKeepsTheStateAcrossLayouts) {
   Cavity a("maxwell3d", 2, 2, host());

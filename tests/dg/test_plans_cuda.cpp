@@ -5,7 +5,8 @@
 // not fitting (shared memory, threads, registers), never for a wrong answer, a failed
 // compile or a failed run. The same for narrower spaces: the products' k loops unrolled a set
 // number of steps (Plan::k_unroll), teams, prefetch async, padded columns, column tiles and
-// products by column (operators in constant memory or as literals).
+// products by column (operators in constant memory or as literals; with the default space's
+// bases, nodal and Bernstein), and Bernstein plans against the host's nodal plan.
 #include "solver_support.hpp"
 
 #include <dg/tuning.hpp>
@@ -299,6 +300,68 @@ TEST_P(CudaByColumn, ByColumnProductsMatchTheDefaultPlan) {
   expect_every_variant_fits_or_matches(*cuda_case.solver, space);
 }
 
+// Bernstein plans on the device (Plan::basis): the state converted by the generated transform
+// kernel at set_state, state, rhs, copy_elements and device_state, and the right-hand side and a
+// step equal to the host's nodal default plan's (1e-11 relative in double; float to its rounding).
+class CudaBernstein : public ::testing::TestWithParam<CudaCase> {};
+
+TEST_P(CudaBernstein, BernsteinPlansMatchTheHostsNodalPlan) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  const CudaCase c = GetParam();
+  const bool single = c.scalar == fluxes::ScalarType::float32;
+  const double tolerance = single ? 1e-4 : 1e-11;
+  Cavity host_case(c.law, c.n, c.N, rtcg::backend("host"));
+  const std::vector<double> start = random_state(host_case.solver->size());
+  host_case.solver->set_state(start);
+  const std::vector<double> rhs = host_case.solver->rhs(0.3);
+  const double dt = host_case.solver->stable_dt(0.5);
+  host_case.solver->step(0.3, dt);
+  const std::vector<double> after = host_case.solver->state();
+  auto worst_of = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double scale = 0, worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      scale = std::max(scale, std::abs(b[i]));
+      worst = std::max(worst, std::abs(a[i] - b[i]));
+    }
+    return worst / scale;
+  };
+  Plan by_column;
+  by_column.fusion = Fusion::stage;
+  by_column.layout = Layout::element_major;
+  by_column.stage_elements_per_block = 4;
+  by_column.operators = c.N <= 5 ? Operators::literals : Operators::global;
+  by_column.derivative = Derivative::state;
+  by_column.prefetch = Prefetch::async;
+  by_column.basis = Basis::bernstein;
+  Plan tensor = by_column;
+  tensor.operators = Operators::global;
+  tensor.products = Products::tensor;
+  tensor.align = 16;
+  for (const Plan& plan : {by_column, tensor}) {
+    SCOPED_TRACE(plan.describe());
+    Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar, Integrator::lserk4, plan);
+    cuda_case.solver->set_state(start);
+    EXPECT_LE(worst_of(cuda_case.solver->state(), start), single ? 1e-6 : 1e-13);
+    EXPECT_LE(worst_of(cuda_case.solver->rhs(0.3), rhs), tolerance);
+    cuda_case.solver->set_state(start);
+    cuda_case.solver->step(0.3, dt);
+    EXPECT_LE(worst_of(cuda_case.solver->state(), after), tolerance);
+    std::vector<double> picked(after.size(), 0.0);
+    const std::vector<int> elements = {0, cuda_case.disc.K - 1};
+    cuda_case.solver->copy_elements(elements, picked);
+    const int K = cuda_case.disc.K, Np = cuda_case.disc.element.Np;
+    double worst = 0;
+    for (const int k : elements)
+      for (int comp = 0; comp < cuda_case.solver->components(); ++comp)
+        for (int i = 0; i < Np; ++i) {
+          const std::size_t at = (static_cast<std::size_t>(comp) * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)) *
+                                     static_cast<std::size_t>(Np) + static_cast<std::size_t>(i);
+          worst = std::max(worst, std::abs(picked[at] - after[at]));
+        }
+    EXPECT_LE(worst, 10 * tolerance);
+  }
+}
+
 std::vector<CudaCase> cases() {
   std::vector<CudaCase> out;
   for (int N = 1; N <= 7; ++N) {
@@ -373,6 +436,7 @@ INSTANTIATE_TEST_SUITE_P(Orders, CudaFaceConnectivity, ::testing::ValuesIn(async
 INSTANTIATE_TEST_SUITE_P(Orders, CudaAlign, ::testing::ValuesIn(async_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaColumns, ::testing::ValuesIn(async_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Orders, CudaByColumn, ::testing::ValuesIn(async_cases()), case_name);
+INSTANTIATE_TEST_SUITE_P(Orders, CudaBernstein, ::testing::ValuesIn(k_unroll_cases()), case_name);
 
 }  // namespace
 }  // namespace rtdg::dg

@@ -75,4 +75,10 @@ struct BernsteinOperators {
 // check on the construction, not on the input).
 BernsteinOperators make_bernstein(const Element& e);
 
+// `e` with D_r, D_s (, D_t) and LIFT in their Bernstein forms, the dense matrices of the
+// stencils and layers above (exact zeros where an entry is zero): what the kernels of a
+// Bernstein plan apply. The nodes, V, invV, M and Fmask stay the nodal element's. Throws as
+// make_bernstein.
+Element bernstein_element(const Element& e);
+
 }  // namespace rtdg::dg

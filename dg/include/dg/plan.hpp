@@ -178,6 +178,22 @@ inline constexpr int max_k_unroll = 16;
 // (up to 37 %): the tuner decides.
 inline constexpr int max_k_ahead = 1;
 
+// The basis the state is stored in, and the element operators the kernels apply.
+//   nodal      values at the element's nodes (Warp & Blend): D_a and LIFT dense, every entry a
+//              product (Hesthaven & Warburton)
+//   bernstein  the Bernstein-Bezier coefficients (dg/bernstein.hpp; Chan & Warburton, SIAM J.
+//              Sci. Comput. 2017): the same polynomials, so for a law whose pointwise pieces
+//              are affine in the state with coefficients that do not vary over an element or a
+//              face (Maxwell, acoustics, advection; no position or incident-field inputs) the
+//              same semi-discrete system up to the similarity c = V_B^-1 u per element. D_a has
+//              at most 7 non-zero entries per row (tetrahedra; 5 on triangles), and by-column
+//              plans (operators = literals or constant) differentiating the state apply LIFT in
+//              sparse layers. The solver converts at its edges (set_state, state, rhs, probes,
+//              the far field, checkpoints, set_plan between bases), so callers see nodal values
+//              either way. Triangles and tetrahedra; not with shock capturing or TF/SF
+//              incidence (the generator and the solver refuse them)
+enum class Basis : unsigned char { nodal, bernstein };
+
 inline constexpr int max_groups_per_block = 64;
 // Teams per block: named barriers 1..15 (barrier 0 is the block-wide one).
 inline constexpr int max_teams = 15;
@@ -226,6 +242,7 @@ struct Plan {
   Connectivity connectivity = Connectivity::nodes;  // fused plans only
   int align = 0;  // fused plans only: 0, or 8, 16, 32, 64, 128 bytes (see max_align_bytes)
   Tiles tiles = Tiles::rows;  // tensor products only (see Tiles)
+  Basis basis = Basis::nodal;  // every plan, fused or not (see Basis)
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -243,6 +260,7 @@ const char* to_string(Directions directions);
 const char* to_string(GeometryPlace geometry);
 const char* to_string(Connectivity connectivity);
 const char* to_string(Tiles tiles);
+const char* to_string(Basis basis);
 // Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
@@ -254,6 +272,7 @@ Directions parse_directions(const std::string& text);
 GeometryPlace parse_geometry(const std::string& text);
 Connectivity parse_connectivity(const std::string& text);
 Tiles parse_tiles(const std::string& text);
+Basis parse_basis(const std::string& text);
 
 // A plan as one line of key=value words, every field given, e.g. "fusion=stage
 // layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
@@ -267,7 +286,8 @@ Tiles parse_tiles(const std::string& text);
 // loads no k step ahead, one without groups=
 // has one element group per block, one without teams= one team, one without geometry= reads the
 // geometry from global memory, one without connectivity= reads vmapP (nodes), one without
-// align= has columns Np reals apart (0), one without tiles= has row tiles.
+// align= has columns Np reals apart (0), one without tiles= has row tiles. basis= is written only
+// for a Bernstein plan (" basis=bernstein" at the end); a plan without it is nodal.
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

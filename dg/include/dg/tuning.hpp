@@ -102,6 +102,12 @@ struct PlanSpace {
   // tile per item and k loops unrolled fully (H100, 2026-11-27: they won float orders 2, 4 and
   // 5, never double).
   std::vector<Tiles> tiles{Tiles::rows, Tiles::columns};
+  // The state's basis (Plan::basis). Bernstein plans are tried where the law and the run allow
+  // them (dg/plan.hpp: triangles and tetrahedra, pieces affine in the state without position
+  // inputs, no TF/SF incidence, no shock capturing), as fused plans by column (operators =
+  // literals or constant), the only products whose cost falls with the sparser operators. With
+  // `prune`, basis_pruned keeps them to what won in the measurements.
+  std::vector<Basis> bases{Basis::nodal, Basis::bernstein};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -110,7 +116,8 @@ struct PlanSpace {
   // newer, 16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row tiles
   // and async, and k_ahead with the flux derivative (tiling_pruned); on CUDA, operators in
   // constant memory, and as literals where D and LIFT have more than 1,024 entries
-  // (operators_pruned). Off to check every plan
+  // (operators_pruned); Bernstein plans other than those that won (basis_pruned). Off to check
+// every plan
   // (gpu tests; `--space prune=off`).
   bool prune = true;
 
@@ -121,7 +128,7 @@ struct PlanSpace {
 // A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
-// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align, tiles (values as in plan texts: k_unroll=all,2). Throws
+// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align, tiles, bases (values as in plan texts: k_unroll=all,2). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
@@ -130,13 +137,13 @@ inline constexpr const char* plan_family = "dg_stage";
 
 // Plan <-> point of the search space (parameters fusion, layout, elements, nodes_per_thread,
 // operators, derivative, products, prefetch, tile_rows, directions, row_tiles, k_unroll (0:
-// all), groups, teams, geometry, connectivity, align, tiles; enums as their integer values). A point without products (stored before
+// all), groups, teams, geometry, connectivity, align, tiles, basis; enums as their integer values). A point without products (stored before
 // tensor products existed) is a scalar plan, one without prefetch does not prefetch, one
 // without tile_rows has 8-row tiles, one without directions computes them jointly, one without
 // row_tiles has one row tile per warp item, one without k_unroll unrolls all k steps, one
 // without groups has one group per block, one without teams one team, one without geometry reads
 // it from global memory, one without connectivity reads vmapP, one without align is not padded,
-// one without tiles has row tiles.
+// one without tiles has row tiles, one without basis is nodal.
 rtcg::tune::Point point_of(const Plan& plan);
 Plan plan_of(const rtcg::tune::Point& point);
 
@@ -196,9 +203,20 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
 // holds one FMA per non-zero entry; on tetrahedra 342, 1,286 and 3,810 at orders 2-4). Measured
 // on the H100 (2026-11-27): at double order 3 the literal code ran 1.36x slower than the winner,
 // at order 4 (session 23, before D's exact zeros were dropped) 4.7x; float order 3 literals came
-// within reach of the winner once the zeros were dropped (session 26). Never pruned on the host.
+// within reach of the winner once the zeros were dropped (session 26). The literal limit is not
+// applied to Bernstein plans (their operators are sparser; basis_pruned decides). Never pruned on
+// the host.
 std::string operators_pruned(const Plan& plan, long long operator_nonzeros, const rtcg::DeviceInfo& device,
                              bool single);
+
+// Why the DG tuning job drops a Bernstein plan (Plan::basis) before compiling, or empty: on CUDA,
+// every Bernstein plan but literal operators, the state derivative, prefetch async and 2-8
+// elements per block, and every one below order 4 (`order`). In the literal sweeps of session 27
+// (H100, 2026-11-27, the 205k-tet sphere, double) the best Bernstein plans at orders 4-7 were of
+// that kind (the flux derivative at most 1 % ahead at order 4, 1.16-1.19x behind at orders 5-7),
+// and the hand-written Bernstein stage lost to the nodal winners at orders 2-3. Never pruned on
+// the host.
+std::string basis_pruned(const Plan& plan, int order, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

@@ -22,6 +22,16 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
 // not depend on the state, position or time). Derivative::state needs it.
 bool flux_is_linear(const fluxes::Lowered& flux);
 
+// Why a lowered piece does not carry over to the Bernstein basis pointwise ("depends on the
+// position", "reads the incident field", "is not affine in the state"), or "" when it does: each
+// output affine in the state (and exterior state) with coefficients from constants, parameters
+// (also per element), normals and time.
+std::string basis_change_obstacle(const fluxes::Lowered& piece);
+
+// Throws dg::Error when a Bernstein plan (Basis::bernstein) does not fit the spec: an interval
+// element, TF/SF incidence, or a piece of the law with a basis_change_obstacle.
+void check_bernstein(const KernelSpec& spec, const Pieces& pieces);
+
 // rtdg_pack_halo (dg/kernels.hpp), for every plan.
 void write_halo_pack(rtcg::SourceWriter& w);
 

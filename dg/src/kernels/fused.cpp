@@ -121,7 +121,6 @@
 // tensor-core fragments of the volume operator and of LIFT (solver/geometry_arrays.hpp: AVS
 // for Derivative::state, AVF for flux), unused by scalar products.
 #include "kernels/families.hpp"
-#include "operators_experiment.hpp"
 
 #include "dg/bernstein.hpp"
 #include "dg/error.hpp"
@@ -244,8 +243,8 @@ struct ColumnPart {
   std::string output, ld;
   int row0 = 0;
   std::vector<ColumnInput> inputs;
-  // LIFT in the Bernstein layers (the operators experiment `bernstein`, bernstein.hpp): one task
-  // per column instead of chunks, the layers in place of the product.
+  // LIFT in the Bernstein layers (Basis::bernstein, bernstein.hpp): one task per column instead
+  // of chunks, the layers in place of the product.
   bool layered = false;
 };
 
@@ -258,14 +257,9 @@ constexpr int max_chunk_rows = 16;
 constexpr long long max_constant_bytes = 60 * 1024;
 constexpr long long max_literal_entries = 16384;
 
-// Whether by-column plans apply LIFT in the Bernstein layers: with the operators experiment
-// `bernstein`, and only where the element's LIFT is the Bernstein one (the experiment replaced it
-// in discretize(); an element discretized without it keeps the nodal LIFT and the product).
-bool lift_in_layers(const Element& element) {
-  if (element.dim < 2 || !detail::bernstein_operators_experiment()) return false;
-  const Eigen::MatrixXd layered = make_bernstein(element).lift();
-  return (layered - element.LIFT).cwiseAbs().maxCoeff() <= 1e-12 * layered.cwiseAbs().maxCoeff();
-}
+// Whether by-column plans apply LIFT in the Bernstein layers: the plans of the Bernstein basis
+// (generate_kernels gave them the Bernstein element, bernstein.hpp).
+bool lift_in_layers(const KernelSpec& spec) { return spec.plan.basis == Basis::bernstein && spec.element->dim >= 2; }
 
 std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
   const Element& element = *spec.element;
@@ -279,7 +273,7 @@ std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
       const Eigen::MatrixXd* D = derivative[a];
       parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }}}});
     }
-    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift}}, lift_in_layers(element)});
+    parts.push_back({"sZ", "LDZ", 0, {{"sF", "LDF", Nfn, lift}}, lift_in_layers(spec)});
   } else {
     // sY rows i = -sum_a (D_a G_a)(i) + (LIFT sF)(i).
     auto minus_d = [derivative, Np](int i, int j) { return -(*derivative[j / Np])(i, j % Np); };

@@ -1,6 +1,7 @@
 // generate_kernels (dg/kernels.hpp): the prelude, then the kernel family the plan asks for.
 #include "kernels/families.hpp"
 
+#include "dg/bernstein.hpp"
 #include "dg/error.hpp"
 
 #include <fluxes/dag.hpp>
@@ -18,16 +19,9 @@ bool reads_input(const fluxes::Lowered& piece, fluxes::InputKind kind) {
   return false;
 }
 
-GeneratedKernels generate_kernels(const KernelSpec& spec) {
-  if (!spec.law) throw Error("generate_kernels: no law given");
-  if (!spec.element) throw Error("generate_kernels: no reference element given");
-  const fluxes::Law& law = *spec.law;
-  const Element& element = *spec.element;
-  if (law.dimension != element.dim)
-    throw Error("the law '" + law.name + "' is " + std::to_string(law.dimension) + "D but the mesh elements are " +
-                std::string(shape_name(element.shape)) + "s (" + std::to_string(element.dim) + "D)");
-  const kernels::Pieces pieces = kernels::lower_pieces(spec);
+namespace {
 
+GeneratedKernels generate(const KernelSpec& spec, const kernels::Pieces& pieces) {
   GeneratedKernels out;
   out.name = kernels::program_name(spec);
   out.fusion = spec.plan.fusion;
@@ -42,6 +36,28 @@ GeneratedKernels generate_kernels(const KernelSpec& spec) {
   kernels::write_halo_pack(w);
   out.source = w.str();
   return out;
+}
+
+}  // namespace
+
+GeneratedKernels generate_kernels(const KernelSpec& spec) {
+  if (!spec.law) throw Error("generate_kernels: no law given");
+  if (!spec.element) throw Error("generate_kernels: no reference element given");
+  const fluxes::Law& law = *spec.law;
+  const Element& element = *spec.element;
+  if (law.dimension != element.dim)
+    throw Error("the law '" + law.name + "' is " + std::to_string(law.dimension) + "D but the mesh elements are " +
+                std::string(shape_name(element.shape)) + "s (" + std::to_string(element.dim) + "D)");
+  const kernels::Pieces pieces = kernels::lower_pieces(spec);
+  if (spec.plan.basis == Basis::bernstein) {
+    // The Bernstein plans' kernels: the same code with the element's operators in Bernstein form.
+    kernels::check_bernstein(spec, pieces);
+    const Element operators = bernstein_element(element);
+    KernelSpec in_basis = spec;
+    in_basis.element = &operators;
+    return generate(in_basis, pieces);
+  }
+  return generate(spec, pieces);
 }
 
 namespace kernels {
@@ -60,12 +76,15 @@ void write_halo_pack(rtcg::SourceWriter& w) {
   w.line("out[s] = q[QIDX(c, faces[2 * h], rtdg_fmask[faces[2 * h + 1] * NFP + j])];");
 }
 
-bool flux_is_linear(const fluxes::Lowered& flux) {
-  // Per node: does it depend on the state (linearly: `linear`), on nothing that varies (a
-  // constant or parameter: `fixed`), or otherwise (`other`: products of state terms,
-  // functions of the state, position or time dependence).
-  enum class Kind : unsigned char { fixed, linear, other };
-  const fluxes::Dag& dag = flux.dag;
+namespace {
+
+// How each output of a lowered piece depends on the state: `linear` (sums of state inputs times
+// terms that do not vary), `fixed` (no state input, nothing that varies) or `other`. `input`
+// classifies each input.
+enum class Kind : unsigned char { fixed, linear, other };
+
+template <class InputKindOf>
+std::vector<Kind> classify(const fluxes::Dag& dag, InputKindOf input) {
   std::vector<Kind> kind(dag.size(), Kind::fixed);
   for (fluxes::NodeId id = 0; id < dag.size(); ++id) {
     const fluxes::Node& node = dag[id];
@@ -73,13 +92,7 @@ bool flux_is_linear(const fluxes::Lowered& flux) {
     Kind result = Kind::fixed;
     switch (node.op) {
       case fluxes::Op::constant: result = Kind::fixed; break;
-      case fluxes::Op::input:
-        switch (node.input.kind) {
-          case fluxes::InputKind::state: result = Kind::linear; break;
-          case fluxes::InputKind::parameter: result = Kind::fixed; break;
-          default: result = Kind::other; break;  // position, time: variable coefficients
-        }
-        break;
+      case fluxes::Op::input: result = input(node.input.kind); break;
       case fluxes::Op::negate: result = arg(0); break;
       case fluxes::Op::add:
       case fluxes::Op::subtract:
@@ -105,12 +118,74 @@ bool flux_is_linear(const fluxes::Lowered& flux) {
     }
     kind[id] = result;
   }
+  return kind;
+}
+
+}  // namespace
+
+bool flux_is_linear(const fluxes::Lowered& flux) {
+  // State inputs are linear, parameters fixed; position, time and the rest are variable
+  // coefficients (`other`).
+  const std::vector<Kind> kind = classify(flux.dag, [](fluxes::InputKind input) {
+    switch (input) {
+      case fluxes::InputKind::state: return Kind::linear;
+      case fluxes::InputKind::parameter: return Kind::fixed;
+      default: return Kind::other;
+    }
+  });
   for (fluxes::NodeId id : flux.outputs)
     if (kind[id] == Kind::other) return false;
   // An output that is a nonzero constant is affine (F = A u + b); zero outputs are fine.
   for (fluxes::NodeId id : flux.outputs)
-    if (kind[id] == Kind::fixed && !dag.is_constant(id, 0.0)) return false;
+    if (kind[id] == Kind::fixed && !flux.dag.is_constant(id, 0.0)) return false;
   return true;
+}
+
+std::string basis_change_obstacle(const fluxes::Lowered& piece) {
+  // The interior and exterior states are linear; parameters (also per element: constant on an
+  // element and across a face), normals (constant on a straight-sided face) and time are fixed.
+  // An affine output (A u + b) carries over too: the Bernstein polynomials sum to one, so a
+  // constant has every coefficient equal to it.
+  bool position = false, incident = false;
+  const std::vector<Kind> kind = classify(piece.dag, [&](fluxes::InputKind input) {
+    switch (input) {
+      case fluxes::InputKind::state:
+      case fluxes::InputKind::exterior: return Kind::linear;
+      case fluxes::InputKind::coordinate: position = true; return Kind::other;
+      case fluxes::InputKind::incident: incident = true; return Kind::other;
+      default: return Kind::fixed;
+    }
+  });
+  bool other = false;
+  for (fluxes::NodeId id : piece.outputs) other = other || kind[id] == Kind::other;
+  if (!other) return {};
+  // Name what made it so: position and the incident field only where an output depends on them.
+  if (incident && reads_input(piece, fluxes::InputKind::incident)) return "reads the incident field";
+  if (position && reads_input(piece, fluxes::InputKind::coordinate)) return "depends on the position";
+  return "is not affine in the state";
+}
+
+void check_bernstein(const KernelSpec& spec, const Pieces& pieces) {
+  const Element& element = *spec.element;
+  const std::string law = "the law '" + spec.law->name + "'" + (spec.law->file.empty() ? "" : " (" + spec.law->file + ")");
+  if (element.dim != 2 && element.dim != 3)
+    throw Error("the plan's basis = bernstein is for triangles and tetrahedra, not " +
+                std::string(shape_name(element.shape)) + "s: use basis = nodal");
+  if (!spec.tfsf.empty())
+    throw Error("the plan's basis = bernstein does not take total-field/scattered-field incidence (the incident field "
+                "varies over the faces, in the nodal basis): use basis = nodal");
+  auto check = [&](const fluxes::Lowered& piece, const std::string& what) {
+    const std::string obstacle = basis_change_obstacle(piece);
+    if (!obstacle.empty())
+      throw Error("the plan's basis = bernstein needs the law's pieces affine in the state, with coefficients "
+                  "constant on each element and face; the " + what + " of " + law + " " + obstacle +
+                  ": use basis = nodal");
+  };
+  check(pieces.flux, "flux");
+  if (pieces.has_source) check(pieces.source, "source");
+  check(pieces.difference, "numerical flux");
+  for (std::size_t b = 0; b < pieces.boundary.size() && b < spec.conditions.size(); ++b)
+    check(pieces.boundary[b], "boundary condition '" + spec.conditions[b]->name + "'");
 }
 
 }  // namespace kernels

@@ -17,6 +17,29 @@ constexpr std::size_t count(long long a, long long b, long long c = 1) { return 
 
 }  // namespace
 
+void set_operators(Geometry& geometry, const Element& element) {
+  const int Np = element.Np, dim = element.dim, Nfn = element.Nfaces * element.Nfp;
+  const Eigen::MatrixXd* derivative[3] = {&element.Dr, &element.Ds, &element.Dt};
+  geometry.D.resize(count(dim, Np, Np));
+  for (int a = 0; a < dim; ++a)
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < Np; ++j) geometry.D[flat(a, Np, i, Np, j)] = (*derivative[a])(i, j);
+  geometry.LIFT.resize(count(Np, Nfn));
+  for (int i = 0; i < Np; ++i)
+    for (int m = 0; m < Nfn; ++m) geometry.LIFT[flat(0, 0, i, Nfn, m)] = element.LIFT(i, m);
+  // Transposed operators for the fused kernels: DT[a][j][i] = D_a(i, j), LT[m][i] = LIFT(i, m).
+  geometry.DT.resize(count(dim, Np, Np));
+  for (int a = 0; a < dim; ++a)
+    for (int i = 0; i < Np; ++i)
+      for (int j = 0; j < Np; ++j) geometry.DT[flat(a, Np, j, Np, i)] = (*derivative[a])(i, j);
+  geometry.LT.resize(count(Nfn, Np));
+  for (int m = 0; m < Nfn; ++m)
+    for (int i = 0; i < Np; ++i) geometry.LT[flat(0, 0, m, Np, i)] = element.LIFT(i, m);
+  geometry.AVS = mma_fragments(dim * Np, Np, [&](int row, int j) { return (*derivative[row / Np])(row % Np, j); });
+  geometry.AVF = mma_fragments(Np, dim * Np, [&](int i, int col) { return -(*derivative[col / Np])(i, col % Np); });
+  geometry.AL = mma_fragments(Np, Nfn, [&](int i, int m) { return element.LIFT(i, m); });
+}
+
 Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> codes, const std::vector<double>& parameters) {
   const Element& element = disc.element;
   const int K = disc.K, Np = element.Np, dim = disc.dim, Nfaces = element.Nfaces, Nfp = element.Nfp;
@@ -35,26 +58,7 @@ Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> c
   for (int d = 0; d < dim; ++d)
     for (int k = 0; k < K; ++k)
       for (int i = 0; i < Np; ++i) geometry.xyz[flat(d, K, k, Np, i)] = (*coordinates[d])(i, k);
-  const Eigen::MatrixXd* derivative[3] = {&element.Dr, &element.Ds, &element.Dt};
-  geometry.D.resize(count(dim, Np, Np));
-  for (int a = 0; a < dim; ++a)
-    for (int i = 0; i < Np; ++i)
-      for (int j = 0; j < Np; ++j) geometry.D[flat(a, Np, i, Np, j)] = (*derivative[a])(i, j);
-  const int Nfn = Nfaces * Nfp;
-  geometry.LIFT.resize(count(Np, Nfn));
-  for (int i = 0; i < Np; ++i)
-    for (int m = 0; m < Nfn; ++m) geometry.LIFT[flat(0, 0, i, Nfn, m)] = element.LIFT(i, m);
-  // Transposed operators for the fused kernels: DT[a][j][i] = D_a(i, j), LT[m][i] = LIFT(i, m).
-  geometry.DT.resize(count(dim, Np, Np));
-  for (int a = 0; a < dim; ++a)
-    for (int i = 0; i < Np; ++i)
-      for (int j = 0; j < Np; ++j) geometry.DT[flat(a, Np, j, Np, i)] = (*derivative[a])(i, j);
-  geometry.LT.resize(count(Nfn, Np));
-  for (int m = 0; m < Nfn; ++m)
-    for (int i = 0; i < Np; ++i) geometry.LT[flat(0, 0, m, Np, i)] = element.LIFT(i, m);
-  geometry.AVS = mma_fragments(dim * Np, Np, [&](int row, int j) { return (*derivative[row / Np])(row % Np, j); });
-  geometry.AVF = mma_fragments(Np, dim * Np, [&](int i, int col) { return -(*derivative[col / Np])(i, col % Np); });
-  geometry.AL = mma_fragments(Np, Nfn, [&](int i, int m) { return element.LIFT(i, m); });
+  set_operators(geometry, element);
   const Eigen::MatrixXd* normals[3] = {&disc.nx, &disc.ny, &disc.nz};
   geometry.fgeo.resize(count(K, Nfaces, dim + 1));
   for (int k = 0; k < K; ++k)

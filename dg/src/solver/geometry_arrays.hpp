@@ -45,7 +45,12 @@ std::vector<double> mma_fragments(int M, int Kd, At at) {
   return out;
 }
 
-// `codes` are the face codes ([K][Nfaces]); `parameters` every law parameter's value.
+// Fills the operator arrays (D, LIFT, DT, LT, AVS, AVF, AL) from `element`'s D_a and LIFT: the
+// nodal element's, or for a Bernstein plan bernstein_element's (dg/bernstein.hpp).
+void set_operators(Geometry& geometry, const Element& element);
+
+// `codes` are the face codes ([K][Nfaces]); `parameters` every law parameter's value. The
+// operators are the nodal element's (set_operators).
 Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> codes,
                          const std::vector<double>& parameters);
 

@@ -43,6 +43,7 @@ constexpr std::array direction_kinds{std::pair{Directions::joint, "joint"}, std:
 constexpr std::array geometry_places{std::pair{GeometryPlace::global, "global"}, std::pair{GeometryPlace::shared, "shared"}};
 constexpr std::array connectivity_kinds{std::pair{Connectivity::nodes, "nodes"}, std::pair{Connectivity::faces, "faces"}};
 constexpr std::array tile_kinds{std::pair{Tiles::rows, "rows"}, std::pair{Tiles::columns, "columns"}};
+constexpr std::array bases{std::pair{Basis::nodal, "nodal"}, std::pair{Basis::bernstein, "bernstein"}};
 
 }  // namespace
 
@@ -56,6 +57,7 @@ const char* to_string(Directions directions) { return name_of(directions, direct
 const char* to_string(GeometryPlace geometry) { return name_of(geometry, geometry_places); }
 const char* to_string(Connectivity connectivity) { return name_of(connectivity, connectivity_kinds); }
 const char* to_string(Tiles tiles) { return name_of(tiles, tile_kinds); }
+const char* to_string(Basis basis) { return name_of(basis, bases); }
 Layout parse_layout(const std::string& text) { return parse_name(text, layouts, "memory layout"); }
 Fusion parse_fusion(const std::string& text) { return parse_name(text, fusions, "fusion"); }
 Operators parse_operators(const std::string& text) { return parse_name(text, operator_places, "operator storage"); }
@@ -65,6 +67,7 @@ Prefetch parse_prefetch(const std::string& text) { return parse_name(text, prefe
 Directions parse_directions(const std::string& text) { return parse_name(text, direction_kinds, "directions"); }
 GeometryPlace parse_geometry(const std::string& text) { return parse_name(text, geometry_places, "geometry"); }
 Tiles parse_tiles(const std::string& text) { return parse_name(text, tile_kinds, "tiles"); }
+Basis parse_basis(const std::string& text) { return parse_name(text, bases, "basis"); }
 Connectivity parse_connectivity(const std::string& text) {
   return parse_name(text, connectivity_kinds, "connectivity");
 }
@@ -103,6 +106,9 @@ std::string to_text(const Plan& plan) {
   else
     text << " volume_elements=" << plan.volume_elements_per_block << " surface_elements=" << plan.surface_elements_per_block
          << " update_block=" << plan.update_block_size;
+  // Written only when it is not the nodal basis, so nodal plans keep the text (and the tuning
+  // database entries) they had before the basis was a plan value.
+  if (plan.basis != Basis::nodal) text << " basis=" << to_string(plan.basis);
   return text.str();
 }
 
@@ -171,6 +177,7 @@ Plan plan_from_text(const std::string& text) {
     plan.surface_elements_per_block = number("surface_elements", 0, 1024);
     plan.update_block_size = number("update_block", 32, 1024);
   }
+  if (words.count("basis")) plan.basis = parse_basis(take("basis"));
   if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
   return plan;
 }
@@ -201,6 +208,7 @@ int elements_per_block(int requested, int threads_per_element) {
 
 std::string Plan::describe() const {
   auto count = [](int n) { return n > 0 ? std::to_string(n) : std::string("auto"); };
+  const std::string in_basis = basis == Basis::bernstein ? ", Bernstein basis" : "";
   if (fusion == Fusion::stage)
     return std::string("fused stage, ") + to_string(layout) + ", " + count(stage_elements_per_block) +
            " elements/block, " + std::to_string(nodes_per_thread) + " nodes/thread, operators " + to_string(operators) +
@@ -221,10 +229,10 @@ std::string Plan::describe() const {
            (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string()) +
            (geometry == GeometryPlace::shared ? ", geometry shared" : "") +
            (connectivity == Connectivity::faces ? ", face connectivity" : "") +
-           (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string());
+           (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string()) + in_basis;
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
-         std::to_string(update_block_size) + " threads/block";
+         std::to_string(update_block_size) + " threads/block" + in_basis;
 }
 
 }  // namespace rtdg::dg

@@ -2,6 +2,7 @@
 // the generated kernels, and runs the Runge-Kutta stages.
 #include "dg/solver.hpp"
 
+#include "dg/bernstein.hpp"
 #include "dg/error.hpp"
 #include "dg/total_field.hpp"
 #include "dg/wave_speed.hpp"
@@ -31,6 +32,10 @@
 
 namespace rtdg::dg {
 namespace {
+
+constexpr const char* bernstein_with_stabilization =
+    "the plan's basis = bernstein does not take shock capturing (its limiter and filter work on nodal values): use "
+    "basis = nodal";
 
 // Flat index (a * B + b) * C + c and sizes a * b * c, computed in 64 bits.
 constexpr std::size_t flat(long long a, long long B, long long b, long long C, long long c) {
@@ -75,10 +80,12 @@ std::vector<double> evaluate_at_nodes(const fluxes::Lowered& piece, const Discre
 }
 
 // Where value (c, k, i) of a state array sits: the plan's layout and node stride (Np, or Np
-// padded: dg::node_stride). The host layout is {field_major, Np}.
+// padded: dg::node_stride), and what it is: the value at node i, or coefficient i of the
+// Bernstein basis (Plan::basis). The host layout is {field_major, Np, nodal}.
 struct StateLayout {
   Layout layout = Layout::field_major;
   int stride = 0;
+  Basis basis = Basis::nodal;
   friend bool operator==(const StateLayout&, const StateLayout&) = default;
   std::size_t index(int components, int K, int c, int k, int i) const {
     return layout == Layout::field_major ? flat(c, K, k, stride, i) : flat(k, components, c, stride, i);
@@ -87,16 +94,41 @@ struct StateLayout {
 
 // The state layout of `plan` for Np nodes and reals of `real_bytes`.
 StateLayout layout_of(const Plan& plan, int Np, int real_bytes) {
-  return {plan.layout, node_stride(plan, Np, real_bytes)};
+  return {plan.layout, node_stride(plan, Np, real_bytes), plan.basis};
 }
+
+// The Bernstein basis of an element, for the plans that keep the state in it: the operators'
+// arrays for the kernels, and the per-element transforms (row-major Np x Np): nodal values
+// u = V_B c, coefficients c = V_B^-1 u.
+struct BernsteinBasis {
+  Element element;  // the kernels' operators (bernstein_element)
+  Eigen::MatrixXd to_nodal, to_coefficients;
+  static std::vector<double> row_major(const Eigen::MatrixXd& m) {
+    std::vector<double> out(static_cast<std::size_t>(m.size()));
+    for (Eigen::Index i = 0; i < m.rows(); ++i)
+      for (Eigen::Index j = 0; j < m.cols(); ++j) out[static_cast<std::size_t>(i * m.cols() + j)] = m(i, j);
+    return out;
+  }
+};
 
 // The base class the precision-specific implementation derives from.
 struct Engine {
   virtual ~Engine() = default;
-  virtual void upload_state(const std::vector<double>& host_layout) = 0;  // in the kernel layout
-  virtual std::vector<double> download_state() const = 0;                 // in the kernel layout
-  virtual void download_range(std::size_t offset, std::span<double> out) const = 0;  // kernel layout
-  virtual const void* state_data() const = 0;  // the device state q (kernel layout)
+  // The state as the kernels keep it: the kernel layout, in the plan's basis.
+  virtual void upload_state(const std::vector<double>& values) = 0;
+  virtual std::vector<double> download_state() const = 0;
+  // The state as nodal values in the kernel layout (through a device transform for a Bernstein
+  // plan).
+  virtual void upload_nodal(const std::vector<double>& values) = 0;
+  virtual std::vector<double> download_nodal() const = 0;
+  // Nodal values [offsets[r], offsets[r] + length) of the kernel layout into out[r * length ..].
+  virtual void download_nodal_ranges(std::span<const std::size_t> offsets, std::size_t length,
+                                     std::span<double> out) const = 0;
+  virtual const void* nodal_data() const = 0;  // the nodal state on the device (kernel layout)
+  // The Bernstein transforms and the operator arrays of a plan's basis (set before a plan of
+  // that basis runs; the operators after replan switched to it).
+  virtual void set_transforms(const BernsteinBasis& basis) = 0;
+  virtual void set_operators(const Geometry& operators) = 0;
   virtual void step(double t, double dt) = 0;
   virtual std::vector<rtcg::tune::KernelUse> kernel_uses() const = 0;  // Solver::kernel_uses
   double exchange_seconds = 0;  // host time in exchange_start, exchange_send and exchange_finish
@@ -106,9 +138,9 @@ struct Engine {
   // Called with each Runge-Kutta stage's output state (device, kernel layout) when set: the
   // shock capturing of dg/stabilization.hpp, applied stage by stage as Zhang & Shu's limiter needs.
   std::function<void(void*)> after_stage;
-  virtual std::vector<double> rhs(double t) = 0;                          // in the kernel layout
+  virtual std::vector<double> rhs(double t) = 0;                          // nodal, in the kernel layout
   virtual bool finite() const = 0;
-  virtual double max_abs() const = 0;  // the largest |q|; NaN when any value is NaN
+  virtual double max_abs() const = 0;  // the largest nodal |q|; NaN when any value is NaN
   // The reduction of dg/wave_speed.hpp over q's nodes (for this engine's layout and type);
   // NaN when a node's speed is NaN.
   virtual double max_wave_speed(const rtcg::ReductionSpec& spec) const = 0;
@@ -166,6 +198,11 @@ struct EngineT final : Engine {
   rtcg::Array<std::int32_t> halo_faces;
   rtcg::Array<T> halo_out, halo_in;
   rtcg::HostBuffer<T> host_out, host_in;
+  // Bernstein plans (Plan::basis): V_B and V_B^-1 (row-major Np x Np, set_transforms), and the
+  // nodal values of q (or rhs_) that readers get (nodal()). One-value placeholders otherwise.
+  rtcg::Array<T> to_nodal_matrix, to_coefficients_matrix;
+  mutable rtcg::Array<T> nodal_values;
+  mutable std::unique_ptr<rtcg::ElementwiseKernel> transform_kernel;
 
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
 
@@ -185,7 +222,7 @@ struct EngineT final : Engine {
         bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)), face_words(b, 0),
         H(static_cast<int>(pack.size() / 2)), Ki(K_), exchange(exchange_),
         halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
-        halo_out(b, 1), halo_in(b, 1) {
+        halo_out(b, 1), halo_in(b, 1), to_nodal_matrix(b, 1), to_coefficients_matrix(b, 1), nodal_values(b, 1) {
     for (std::size_t h = 0; h < pack.size(); h += 2) Ki = std::min(Ki, static_cast<int>(pack[h]));
     if (H > 0) {
       halo_out = rtcg::Array<T>(b, halo_values);
@@ -418,11 +455,62 @@ struct EngineT final : Engine {
     return std::vector<double>(values.begin(), values.end());
   }
 
-  const void* state_data() const override { return q.data(); }
+  // out = m in for every (element, component) column of the state layout: Np rows of the
+  // column's values, the padding rows (Plan::align) zero. Summed in double.
+  void transform(const rtcg::Array<T>& in, rtcg::Array<T>& out, const rtcg::Array<T>& m) const {
+    if (!transform_kernel) {
+      const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
+      transform_kernel = std::make_unique<rtcg::ElementwiseKernel>(
+          backend, type + "* out, const " + type + "* in, const " + type + "* m, int np, int stride",
+          "const long long node = static_cast<long long>(i) % stride; "
+          "const long long base = static_cast<long long>(i) - node; double sum = 0; "
+          "if (node < np) for (int j = 0; j < np; ++j) sum += static_cast<double>(m[node * np + j]) * "
+          "static_cast<double>(in[base + j]); out[i] = static_cast<" + type + ">(sum);",
+          "rtdg_basis_transform");
+    }
+    transform_kernel->launch(n, out.data(), in.data(), m.data(), Np, state_layout().stride);
+  }
+  // `x` (q or rhs_) as nodal values: itself for a nodal plan, else its transform into
+  // nodal_values (valid until the next call).
+  const rtcg::Array<T>& nodal(const rtcg::Array<T>& x) const {
+    if (plan.basis == Basis::nodal) return x;
+    if (nodal_values.size() != n) nodal_values = rtcg::Array<T>(backend, n);
+    transform(x, nodal_values, to_nodal_matrix);
+    return nodal_values;
+  }
 
-  void download_range(std::size_t offset, std::span<double> out) const override {
-    const std::vector<T> values = q.view().view(offset, out.size()).to_host();
-    std::copy(values.begin(), values.end(), out.begin());
+  void upload_nodal(const std::vector<double>& values) override {
+    if (plan.basis == Basis::nodal) return upload_state(values);
+    if (nodal_values.size() != n) nodal_values = rtcg::Array<T>(backend, n);
+    nodal_values.copy_from_host(convert(values));
+    transform(nodal_values, q, to_coefficients_matrix);
+  }
+  std::vector<double> download_nodal() const override {
+    const std::vector<T> values = nodal(q).to_host();
+    return std::vector<double>(values.begin(), values.end());
+  }
+  void download_nodal_ranges(std::span<const std::size_t> offsets, std::size_t length,
+                             std::span<double> out) const override {
+    const rtcg::Array<T>& from = nodal(q);  // one transform for all the ranges
+    for (std::size_t r = 0; r < offsets.size(); ++r) {
+      const std::vector<T> values = from.view().view(offsets[r], length).to_host();
+      std::copy(values.begin(), values.end(), out.begin() + static_cast<std::ptrdiff_t>(r * length));
+    }
+  }
+  const void* nodal_data() const override { return nodal(q).data(); }
+
+  void set_transforms(const BernsteinBasis& basis) override {
+    to_nodal_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_nodal)));
+    to_coefficients_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_coefficients)));
+  }
+  void set_operators(const Geometry& g) override {
+    D = rtcg::Array<T>::from_host(backend, convert(g.D));
+    LIFT = rtcg::Array<T>::from_host(backend, convert(g.LIFT));
+    DT = rtcg::Array<T>::from_host(backend, convert(g.DT));
+    LT = rtcg::Array<T>::from_host(backend, convert(g.LT));
+    AVS = rtcg::Array<T>::from_host(backend, convert(g.AVS));
+    AVF = rtcg::Array<T>::from_host(backend, convert(g.AVF));
+    AL = rtcg::Array<T>::from_host(backend, convert(g.AL));
   }
 
   void staged(rtcg::Array<T>& state) {
@@ -493,7 +581,7 @@ struct EngineT final : Engine {
     // Fused: a stage with a = 0, dt = 1 leaves L(q) in its residual argument (here rhs_).
     if (generated.fusion == Fusion::stage) fused_lserk(q, q_alt, rhs_, t, 0.0, 0.0, 1.0);
     else evaluate_rhs(q, t);
-    const std::vector<T> values = rhs_.to_host();
+    const std::vector<T> values = nodal(rhs_).to_host();
     return std::vector<double>(values.begin(), values.end());
   }
 
@@ -598,7 +686,7 @@ struct EngineT final : Engine {
     const std::size_t nodes = count(K, Np);
     rtcg::Array<T> result(backend, 1);
     // Pointers, not arrays: q, xyz and prm differ in size from the K * Np nodes reduced over.
-    speed_kernel->launch_into(nodes, result.view(), static_cast<const T*>(q.data()), static_cast<const T*>(xyz.data()),
+    speed_kernel->launch_into(nodes, result.view(), static_cast<const T*>(nodal(q).data()), static_cast<const T*>(xyz.data()),
                               static_cast<const T*>(prm.data()), K);
     T value{};
     result.copy_to_host(std::span<T>(&value, 1));
@@ -610,7 +698,7 @@ struct EngineT final : Engine {
   mutable std::unique_ptr<rtcg::ReductionKernel<T>> max_abs_kernel;
   double max_abs() const override {
     if (n == 0) return 0;
-    return max_abs_of(q);
+    return max_abs_of(nodal(q));
   }
   double max_abs_of(const rtcg::Array<T>& x) const {
     if (x.size() == 0) return 0;
@@ -645,31 +733,69 @@ struct Solver::Impl {
   // [component][K][Np].
   StateLayout state_layout() const { return layout_of(setup.plan); }
   StateLayout layout_of(const Plan& plan) const { return dg::layout_of(plan, disc.element.Np, real_bytes(setup.scalar)); }
-  StateLayout host_layout() const { return {Layout::field_major, disc.element.Np}; }
+  StateLayout host_layout() const { return {Layout::field_major, disc.element.Np, Basis::nodal}; }
+  // The kernel layout with nodal values (what Engine::upload_nodal and download_nodal move).
+  StateLayout nodal_layout() const {
+    StateLayout layout = state_layout();
+    layout.basis = Basis::nodal;
+    return layout;
+  }
+
+  // The Bernstein basis of the element, made when a plan first needs it.
+  std::optional<BernsteinBasis> bernstein;
+  const BernsteinBasis& bernstein_basis() {
+    if (!bernstein) {
+      BernsteinBasis basis;
+      basis.element = bernstein_element(disc.element);
+      const BernsteinOperators b = make_bernstein(disc.element);
+      basis.to_nodal = b.V;
+      basis.to_coefficients = b.invV;
+      bernstein = std::move(basis);
+    }
+    return *bernstein;
+  }
 
   // Index in the kernel layout of host index (c * K + k) * Np + i.
   std::size_t device_index(int c, int k, int i) const { return state_layout().index(components, disc.K, c, k, i); }
 
+  // Host values [component][K][Np] as nodal values in the kernel layout.
   std::vector<double> to_device_layout(std::span<const double> values) const {
-    return convert_layout({values.begin(), values.end()}, host_layout(), state_layout());
+    return convert_layout({values.begin(), values.end()}, host_layout(), nodal_layout());
   }
 
-  // Values in state layout `from` as state layout `to` (padding entries zero).
+  // Values in state layout `from` as state layout `to` (padding entries zero), through the
+  // basis transforms when the bases differ (`bernstein` made by then: a plan of that basis
+  // exists).
   std::vector<double> convert_layout(const std::vector<double>& values, const StateLayout& from,
                                      const StateLayout& to) const {
     if (from == to) return values;
     const int K = disc.K, Np = disc.element.Np;
     std::vector<double> out(count(components, K, to.stride), 0.0);
-    for (int c = 0; c < components; ++c)
+    if (from.basis == to.basis) {
+      for (int c = 0; c < components; ++c)
+        for (int k = 0; k < K; ++k)
+          for (int i = 0; i < Np; ++i) out[to.index(components, K, c, k, i)] = values[from.index(components, K, c, k, i)];
+      return out;
+    }
+    if (!bernstein) throw Error("internal: a change of basis before the Bernstein basis was made");
+    const Eigen::MatrixXd& m = to.basis == Basis::nodal ? bernstein->to_nodal : bernstein->to_coefficients;
+    // One component at a time as an Np x K matrix, so the transform is one matrix product.
+    Eigen::MatrixXd columns(Np, K);
+    for (int c = 0; c < components; ++c) {
       for (int k = 0; k < K; ++k)
-        for (int i = 0; i < Np; ++i) out[to.index(components, K, c, k, i)] = values[from.index(components, K, c, k, i)];
+        for (int i = 0; i < Np; ++i) columns(i, k) = values[from.index(components, K, c, k, i)];
+      const Eigen::MatrixXd changed = m * columns;
+      for (int k = 0; k < K; ++k)
+        for (int i = 0; i < Np; ++i) out[to.index(components, K, c, k, i)] = changed(i, k);
+    }
     return out;
   }
 
   void ensure_saved(int slot, const char* what);
 
+  // Nodal values in the kernel layout as host values [component][K][Np].
   std::vector<double> to_host_layout(const std::vector<double>& values) const {
-    return convert_layout(values, state_layout(), host_layout());
+    return convert_layout(values, nodal_layout(), host_layout());
   }
 };
 
@@ -841,7 +967,10 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   s.kernels = generate_kernels(spec);
   s.spec = spec;
 
+  if (setup.plan.basis == Basis::bernstein && setup.stabilization.active())
+    throw Error(bernstein_with_stabilization);
   Geometry geometry = kernel_geometry(disc, geometry_codes, setup.parameters);
+  if (setup.plan.basis == Basis::bernstein) set_operators(geometry, s.bernstein_basis().element);
   append_element_parameters(geometry.prm, setup.parameters, setup.element_parameters, spec.per_element, K);
   const std::vector<std::int32_t> pack =
       apply_halo(geometry, disc, setup.halo, s.components, setup.parameters, spec.per_element);
@@ -855,6 +984,7 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   else
     s.engine = std::make_unique<EngineT<double>>(backend, s.kernels, geometry, setup.integrator, setup.plan, K, dim,
                                                  s.components, Np, pack, halo_values, exchange);
+  if (setup.plan.basis == Basis::bernstein) s.engine->set_transforms(s.bernstein_basis());
   if (setup.stabilization.active()) {
     s.stabilizer = std::make_unique<Stabilizer>(backend, disc, law, setup.parameters, setup.stabilization, setup.scalar,
                                                 setup.plan.layout, s.state_layout().stride);
@@ -882,14 +1012,14 @@ void Solver::set_state(std::span<const double> values) {
   if (values.size() != size())
     throw Error("set_state: got " + std::to_string(values.size()) + " values, the state has " + std::to_string(size()) +
                 " (components x K x Np)");
-  impl_->engine->upload_state(impl_->to_device_layout(values));
+  impl_->engine->upload_nodal(impl_->to_device_layout(values));
 }
 
-std::vector<double> Solver::state() const { return impl_->to_host_layout(impl_->engine->download_state()); }
+std::vector<double> Solver::state() const { return impl_->to_host_layout(impl_->engine->download_nodal()); }
 
 Solver::DeviceState Solver::device_state() const {
   const StateLayout layout = impl_->state_layout();
-  return DeviceState{impl_->engine->state_data(), count(impl_->components, impl_->disc.K, layout.stride),
+  return DeviceState{impl_->engine->nodal_data(), count(impl_->components, impl_->disc.K, layout.stride),
                      impl_->setup.scalar};
 }
 
@@ -902,13 +1032,19 @@ void Solver::copy_elements(std::span<const int> elements, std::span<double> valu
     throw Error("copy_elements: the buffer holds " + std::to_string(values.size()) + " values, the state " +
                 std::to_string(size()));
   const int K = impl_->disc.K, Np = impl_->disc.element.Np;
+  // An element's Np values of one component are contiguous in both layouts.
+  std::vector<std::size_t> offsets;
   for (const int k : elements) {
     if (k < 0 || k >= K) throw Error("copy_elements: element " + std::to_string(k) + " is out of range");
-    // An element's Np values of one component are contiguous in both layouts.
-    for (int c = 0; c < impl_->components; ++c)
-      impl_->engine->download_range(impl_->device_index(c, k, 0),
-                                    values.subspan(flat(c, K, k, Np, 0), static_cast<std::size_t>(Np)));
+    for (int c = 0; c < impl_->components; ++c) offsets.push_back(impl_->device_index(c, k, 0));
   }
+  std::vector<double> columns(offsets.size() * static_cast<std::size_t>(Np));
+  impl_->engine->download_nodal_ranges(offsets, static_cast<std::size_t>(Np), columns);
+  std::size_t r = 0;
+  for (const int k : elements)
+    for (int c = 0; c < impl_->components; ++c, ++r)
+      std::copy_n(columns.begin() + static_cast<std::ptrdiff_t>(r * static_cast<std::size_t>(Np)), Np,
+                  values.begin() + static_cast<std::ptrdiff_t>(flat(c, K, k, Np, 0)));
 }
 
 std::vector<double> Solver::initial_values() const {
@@ -956,9 +1092,12 @@ void Solver::set_overlap(bool on) { impl_->engine->overlap = on; }
 void Solver::set_plan(const Plan& plan, StateOnReplan state) {
   Impl& s = *impl_;
   if (plan == s.setup.plan) return;
+  if (plan.basis == Basis::bernstein && s.stabilizer) throw Error(bernstein_with_stabilization);
   KernelSpec spec = s.spec;
   spec.plan = plan;
   GeneratedKernels kernels = generate_kernels(spec);
+  const bool new_basis = plan.basis != s.setup.plan.basis;
+  if (new_basis && plan.basis == Basis::bernstein) s.engine->set_transforms(s.bernstein_basis());
   const StateLayout old_layout = s.state_layout(), new_layout = s.layout_of(plan);
   // The state moves from the old layout to the new one on the host (or not at all when the
   // caller sets it next).
@@ -971,6 +1110,11 @@ void Solver::set_plan(const Plan& plan, StateOnReplan state) {
     stabilizer = std::make_unique<Stabilizer>(s.backend, s.disc, *s.setup.law, s.setup.parameters, s.setup.stabilization,
                                               s.setup.scalar, plan.layout, new_layout.stride);
   s.engine->replan(kernels, plan, relayout, state == StateOnReplan::keep);
+  if (new_basis) {
+    Geometry operators;
+    set_operators(operators, plan.basis == Basis::bernstein ? s.bernstein_basis().element : s.disc.element);
+    s.engine->set_operators(operators);
+  }
   if (stabilizer) s.stabilizer = std::move(stabilizer);
   s.kernels = std::move(kernels);
   s.spec = spec;

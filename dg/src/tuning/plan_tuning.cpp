@@ -65,6 +65,21 @@ std::vector<double> starting_state(const Solver& solver) {
 
 std::string plan_text(const Point& point) { return plan_of(point).describe(); }
 
+// Whether the solver's law and run take Bernstein plans: the generator's checks (element,
+// the law's pieces, TF/SF) on a fused by-column plan, and no shock capturing (the solver's).
+bool bernstein_possible(const Solver& solver) {
+  if (solver.setup().stabilization.active()) return false;
+  KernelSpec spec = solver.kernel_spec();
+  spec.plan = Plan{};
+  spec.plan.basis = Basis::bernstein;
+  try {
+    kernels::check_bernstein(spec, kernels::lower_pieces(spec));
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
@@ -87,6 +102,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.k_ahead = {0};
     space.groups_per_block = {1};
     space.tiles = {Tiles::rows};
+    space.bases = {Basis::nodal};  // Bernstein plans need by-column operators, not in this space
     space.min_threads = 1;
   }
   return space;
@@ -154,6 +170,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   else if (name == "geometry") space.geometry = names(parse_geometry);
   else if (name == "connectivity") space.connectivity = names(parse_connectivity);
   else if (name == "tiles") space.tiles = names(parse_tiles);
+  else if (name == "bases") space.bases = names(parse_basis);
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
     for (const int bytes : space.align)
@@ -168,7 +185,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, connectivity, align, tiles, prune");
+                "groups, teams, geometry, connectivity, align, tiles, bases, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -191,7 +208,8 @@ Point point_of(const Plan& plan) {
                {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0},
                {"connectivity", fused ? static_cast<std::int64_t>(plan.connectivity) : 0},
                {"align", fused ? plan.align : 0},
-               {"tiles", fused ? static_cast<std::int64_t>(plan.tiles) : 0}};
+               {"tiles", fused ? static_cast<std::int64_t>(plan.tiles) : 0},
+               {"basis", static_cast<std::int64_t>(plan.basis)}};
 }
 
 Plan plan_of(const Point& point) {
@@ -270,6 +288,11 @@ Plan plan_of(const Point& point) {
       throw Error("a DG plan point with an unknown tiles value: " + rtcg::tune::to_string(point));
     plan.tiles = static_cast<Tiles>(tiles_value);
   }
+  const auto basis = point.find("basis");
+  const std::int64_t basis_value = basis != point.end() ? basis->second : 0;
+  if (basis_value < 0 || basis_value > static_cast<std::int64_t>(Basis::bernstein))
+    throw Error("a DG plan point with an unknown basis value: " + rtcg::tune::to_string(point));
+  plan.basis = static_cast<Basis>(basis_value);
   return plan;
 }
 
@@ -357,6 +380,11 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (std::find(npt.begin(), npt.end(), 1) == npt.end()) npt.insert(npt.begin(), 1);
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
+  // Bernstein plans where the law and the run take them: the generator says (it checks the
+  // element, the law's pieces and TF/SF; the solver refuses shock capturing).
+  std::vector<std::int64_t> bases{0};
+  const bool bernstein_asked = std::find(space.bases.begin(), space.bases.end(), Basis::bernstein) != space.bases.end();
+  if (bernstein_asked && bernstein_possible(solver)) bases.push_back(static_cast<std::int64_t>(Basis::bernstein));
 
   rtcg::tune::SearchSpace out;
   out.parameter("fusion", fusion)
@@ -377,7 +405,11 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("geometry", geometry)
       .parameter("connectivity", connectivity)
       .parameter("align", align)
-      .parameter("tiles", tiles);
+      .parameter("tiles", tiles)
+      .parameter("basis", bases);
+  out.constraint("basis = bernstein: fused plans by column (operators constant or literals)", [](const Point& p) {
+    return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2);
+  });
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
                  [=](const Point& p) {
@@ -568,9 +600,23 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
   return {};
 }
 
+std::string basis_pruned(const Plan& plan, int order, const rtcg::DeviceInfo& device) {
+  if (plan.basis != Basis::bernstein || device.arch == "host") return {};
+  if (order < 4)
+    return "the Bernstein basis below order 4: the hand-written Bernstein stage was 1.2-1.6x behind the nodal winners "
+           "at orders 2-3 (H100, 2026-11-27)";
+  const int elements = plan.stage_elements_per_block;
+  if (plan.operators != Operators::literals || plan.derivative != Derivative::state || plan.prefetch != Prefetch::async ||
+      elements < 2 || elements > 8)
+    return "Bernstein plans other than literal operators, the state derivative, prefetch async and 2-8 elements per "
+           "block: never the best Bernstein plan at orders 4-7 (H100, 2026-11-27)";
+  return {};
+}
+
 std::string operators_pruned(const Plan& plan, long long operator_nonzeros, const rtcg::DeviceInfo& device,
                              bool single) {
   if (plan.fusion != Fusion::stage || device.arch == "host") return {};
+  if (plan.basis == Basis::bernstein && plan.operators == Operators::literals) return {};
   if (plan.operators == Operators::constant)
     return "operators in constant memory: behind literal operators at orders 1-3 (1.01-2.5x) and behind the winner "
            "at orders 1-4 (H100, 2026-11-27); --space operators=constant tries them with prune=off";
@@ -630,7 +676,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
       std::find(space.prefetch.begin(), space.prefetch.end(), Prefetch::async) != space.prefetch.end();
   const bool single = is_single(solver);
   const long long nonzeros = operator_nonzeros(solver.discretization().element);
-  job.generate = [base, K, ssp, context, device, prune, async_tried, single, nonzeros](const Point& point) {
+  const int order = solver.discretization().element.N;
+  job.generate = [base, K, ssp, context, device, prune, async_tried, single, nonzeros, order](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
     // Needs only the plan: before generating.
@@ -640,6 +687,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
       if (std::string why = tiling_pruned(spec.plan, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
     if (prune)
       if (std::string why = operators_pruned(spec.plan, nonzeros, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
+    if (prune)
+      if (std::string why = basis_pruned(spec.plan, order, device); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);

@@ -1,0 +1,297 @@
+// Plans in the Bernstein basis (Plan::basis = bernstein, host backend): the solver keeps the
+// Bernstein coefficients and converts at its edges, so every reader sees the nodal run's values.
+// For Maxwell's equations (linear, constant coefficients per element, PEC walls) the
+// semi-discrete systems of the two bases are similar, so each plan must give the nodal default
+// plan's right-hand side and steps to rounding (the transforms V_B and V_B^-1 add a few digits:
+// 1e-11 relative), on triangles and tetrahedra; by-column plans that differentiate the state
+// apply LIFT in layers, the others as a product. Laws and runs whose pieces do not carry over
+// (position-dependent sources, incident fields, nonlinear fluxes, TF/SF, shock capturing) are
+// refused with the reason.
+#include "solver_support.hpp"
+
+#include <dg/error.hpp>
+#include <dg/incident.hpp>
+#include <dg/plan.hpp>
+#include <dg/total_field.hpp>
+#include <rtcg/backend.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace rtdg::dg {
+namespace {
+
+using test::Cavity;
+
+rtcg::Backend& host() { return rtcg::backend("host"); }
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double m = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+std::vector<double> random_state(std::size_t n) {
+  std::mt19937_64 random(11);
+  std::vector<double> values(n);
+  for (double& v : values) v = static_cast<double>(random() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  return values;
+}
+
+Plan bernstein(Plan plan) {
+  plan.basis = Basis::bernstein;
+  return plan;
+}
+
+Plan fused(Layout layout, int elements, Operators operators, Derivative derivative, Products products = Products::scalar,
+           Prefetch prefetch = Prefetch::off) {
+  Plan plan;
+  plan.fusion = Fusion::stage;
+  plan.layout = layout;
+  plan.stage_elements_per_block = elements;
+  plan.operators = operators;
+  plan.derivative = derivative;
+  plan.products = products;
+  plan.prefetch = prefetch;
+  return plan;
+}
+
+// Bernstein plans of every family: unfused, fused with the operators in global and shared
+// memory, by column (literals and constant memory; the state derivative in layers, the flux
+// derivative as a product), tensor products, and a padded node stride.
+std::vector<Plan> bernstein_plans() {
+  Plan padded = fused(Layout::element_major, 2, Operators::literals, Derivative::state, Products::scalar, Prefetch::async);
+  padded.align = 32;
+  return {bernstein(Plan{}),
+          bernstein(fused(Layout::field_major, 3, Operators::global, Derivative::flux)),
+          bernstein(fused(Layout::element_major, 2, Operators::shared, Derivative::state, Products::scalar, Prefetch::on)),
+          bernstein(fused(Layout::element_major, 3, Operators::literals, Derivative::state, Products::scalar,
+                          Prefetch::async)),
+          bernstein(fused(Layout::field_major, 2, Operators::constant, Derivative::state)),
+          bernstein(fused(Layout::field_major, 3, Operators::literals, Derivative::flux)),
+          bernstein(fused(Layout::element_major, 4, Operators::global, Derivative::state, Products::tensor, Prefetch::async)),
+          bernstein(padded)};
+}
+
+bool lifts_in_layers(const Plan& plan) {
+  return plan.fusion == Fusion::stage && plan.derivative == Derivative::state && plan.products == Products::scalar &&
+         (plan.operators == Operators::literals || plan.operators == Operators::constant);
+}
+
+struct Case {
+  const char* law;
+  int n;
+  int N;
+};
+
+TEST(BernsteinPlans, MatchTheNodalDefaultPlan) {
+  const std::string layers = "LIFT in the Bernstein layers";
+  for (const Case c : {Case{"maxwell2d_tm", 3, 4}, Case{"maxwell3d", 2, 3}}) {
+    for (const Integrator integrator : {Integrator::lserk4, Integrator::ssprk3}) {
+      SCOPED_TRACE(std::string(c.law) + ", " + to_string(integrator));
+      Cavity reference(c.law, c.n, c.N, host(), 1.0, fluxes::ScalarType::float64, integrator);
+      const std::vector<double> start = random_state(reference.solver->size());
+      reference.solver->set_state(start);
+      const std::vector<double> rhs = reference.solver->rhs(0.25);
+      const double dt = reference.solver->stable_dt(0.5);
+      reference.solver->step(0.25, dt);
+      reference.solver->step(0.25 + dt, dt);
+      std::vector<double> change = reference.solver->state();
+      for (std::size_t i = 0; i < change.size(); ++i) change[i] -= start[i];
+      for (const Plan& plan : bernstein_plans()) {
+        SCOPED_TRACE(plan.describe());
+        Cavity other(c.law, c.n, c.N, host(), 1.0, fluxes::ScalarType::float64, integrator, plan);
+        EXPECT_EQ(other.solver->kernels().source.find(layers) != std::string::npos, lifts_in_layers(plan));
+        other.solver->set_state(start);
+        // set_state and state() go through V_B^-1 and V_B.
+        EXPECT_LE(max_difference(other.solver->state(), start), 1e-13);
+        EXPECT_LE(max_difference(other.solver->rhs(0.25), rhs), 1e-11 * max_abs(rhs));
+        other.solver->set_state(start);
+        other.solver->step(0.25, dt);
+        other.solver->step(0.25 + dt, dt);
+        std::vector<double> other_change = other.solver->state();
+        for (std::size_t i = 0; i < other_change.size(); ++i) other_change[i] -= start[i];
+        EXPECT_LE(max_difference(other_change, change), 1e-11 * max_abs(change));
+      }
+    }
+  }
+}
+
+// The kernels really run on coefficients: the Bernstein plan's device state is not the nodal
+// one, while every reader (state, copy_elements, device_state, max_abs, the wave speed) gets the
+// nodal values.
+TEST(BernsteinPlans, ReadersSeeNodalValues) {
+  Cavity nodal("maxwell3d", 2, 3, host());
+  const Plan plan = bernstein(fused(Layout::element_major, 3, Operators::literals, Derivative::state));
+  Cavity other("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
+  const std::vector<double> start = random_state(nodal.solver->size());
+  nodal.solver->set_state(start);
+  other.solver->set_state(start);
+  const double dt = nodal.solver->stable_dt(0.5);
+  nodal.solver->step(0.0, dt);
+  other.solver->step(0.0, dt);
+  const std::vector<double> expected = nodal.solver->state();
+  const double scale = max_abs(expected);
+  EXPECT_LE(max_difference(other.solver->state(), expected), 1e-12 * scale);
+
+  const int K = nodal.disc.K;
+  std::vector<double> picked(other.solver->size(), 0.0), picked_nodal(other.solver->size(), 0.0);
+  const std::vector<int> elements = {K - 1, 0, 3};
+  other.solver->copy_elements(elements, picked);
+  nodal.solver->copy_elements(elements, picked_nodal);
+  EXPECT_LE(max_difference(picked, picked_nodal), 1e-12 * scale);
+
+  // The host backend's device memory is host memory: device_state can be read here.
+  const Solver::DeviceState device = other.solver->device_state();
+  const auto* values = static_cast<const double*>(device.data);
+  double worst = 0;
+  const int Np = nodal.disc.element.Np;
+  for (int c = 0; c < other.solver->components(); ++c)
+    for (int k = 0; k < K; ++k)
+      for (int i = 0; i < Np; ++i)
+        worst = std::max(worst, std::abs(values[other.solver->device_index(c, k, i)] -
+                                         expected[(static_cast<std::size_t>(c) * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)) *
+                                                  static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)]));
+  EXPECT_LE(worst, 1e-12 * scale);
+  EXPECT_NEAR(other.solver->max_abs(), nodal.solver->max_abs(), 1e-12 * scale);
+  EXPECT_NEAR(other.solver->max_wave_speed(), nodal.solver->max_wave_speed(), 1e-14);
+  EXPECT_TRUE(other.solver->state_is_finite());
+  EXPECT_FALSE(other.solver->find_bad_value().has_value());
+}
+
+// set_plan between the bases converts the state (through the host), and the tuner's kept state
+// and reference change, kept with a nodal plan, are compared with a Bernstein plan's step.
+TEST(BernsteinPlans, SetPlanBetweenBasesKeepsTheStateAndTheTunersReference) {
+  Cavity a("maxwell2d_tm", 3, 4, host());
+  const std::vector<double> start = random_state(a.solver->size());
+  a.solver->set_state(start);
+  const std::vector<double> rhs = a.solver->rhs(0.0);
+  const Plan plan = bernstein(fused(Layout::element_major, 2, Operators::literals, Derivative::state));
+  a.solver->set_plan(plan);
+  EXPECT_LE(max_difference(a.solver->state(), start), 1e-13);
+  EXPECT_LE(max_difference(a.solver->rhs(0.0), rhs), 1e-11 * max_abs(rhs));
+  a.solver->set_plan(Plan{});
+  EXPECT_LE(max_difference(a.solver->state(), start), 1e-13);
+  EXPECT_LE(max_difference(a.solver->rhs(0.0), rhs), 1e-12 * max_abs(rhs));
+
+  // As the DG tuning job does it: reference from the nodal default plan, then a Bernstein plan.
+  const double dt = a.solver->stable_dt(0.5);
+  a.solver->keep_state();
+  a.solver->step(0.5, dt);
+  a.solver->keep_change();
+  a.solver->set_plan(plan, Solver::StateOnReplan::discard);
+  a.solver->restore_kept_state();
+  EXPECT_LE(max_difference(a.solver->state(), start), 1e-13);
+  a.solver->step(0.5, dt);
+  const Solver::ChangeDifference d = a.solver->compare_change();
+  EXPECT_GT(d.scale, 0.0);
+  EXPECT_LE(d.worst, 1e-11 * d.scale);
+  // A wrong step does not pass: a second step from there is far from the reference change.
+  a.solver->step(0.5 + dt, dt);
+  EXPECT_GT(a.solver->compare_change().worst, 1e-3 * d.scale);
+  a.solver->release_kept_state();
+}
+
+// The Bernstein basis is refused where it would change the answer, naming the reason.
+void expect_refused(const std::function<void()>& make, const std::string& reason) {
+  try {
+    make();
+    ADD_FAILURE() << "no error; expected one saying: " << reason;
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find(reason), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("use basis = nodal"), std::string::npos) << error.what();
+  }
+}
+
+TEST(BernsteinPlans, RefusedWhereTheBasisDoesNotCarryOver) {
+  const Plan plan = bernstein(fused(Layout::field_major, 2, Operators::global, Derivative::flux));
+  // The PML's damping varies over the element (sigma(x)).
+  expect_refused([&] { Cavity pml("maxwell2d_tm_pml", 2, 2, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan); },
+                 "the source of the law 'maxwell2d_tm_pml'");
+  // ... also when switched to by set_plan, and the solver keeps its nodal plan.
+  {
+    Cavity pml("maxwell2d_tm_pml", 2, 2, host());
+    expect_refused([&] { pml.solver->set_plan(plan); }, "depends on the position");
+    EXPECT_EQ(pml.solver->setup().plan, Plan{});
+  }
+
+  // A boundary condition that reads the incident field.
+  {
+    const fluxes::Law law = test::law_file("maxwell2d_tm");
+    const mesh::Mesh m = mesh::build_mesh(test::box_mesh(2, 2));
+    const Discretization disc = discretize(m, 2);
+    SolverSetup setup;
+    setup.law = &law;
+    setup.parameters = fluxes::resolve_parameters(law);
+    for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "pec_scattered", ""});
+    PlaneWave wave;
+    wave.direction = {1, 0, 0};
+    wave.polarization = {0, 0, 1};
+    setup.incident = wave;
+    setup.plan = plan;
+    expect_refused([&] { Solver solver(host(), disc, setup); }, "boundary condition 'pec_scattered'");
+    expect_refused([&] { Solver solver(host(), disc, setup); }, "reads the incident field");
+
+    // TF/SF incidence.
+    setup.boundaries.clear();
+    const mesh::Mesh big = mesh::build_mesh(test::box_mesh(2, 8, {-2, -2, -2}, {4, 4, 4}));
+    const Discretization big_disc = discretize(big, 2);
+    for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "absorbing", ""});
+    setup.total_field = total_field_box(big, {-1, -1, -1}, {1, 1, 1});
+    expect_refused([&] { Solver solver(host(), big_disc, setup); }, "total-field/scattered-field");
+
+    // Shock capturing (the filter works on nodal values).
+    setup.total_field.clear();
+    setup.stabilization.filter_strength = 36;
+    expect_refused([&] { Solver solver(host(), big_disc, setup); }, "shock capturing");
+  }
+
+  // A nonlinear flux (Euler).
+  {
+    const fluxes::Law law = test::law_file("euler2d");
+    const mesh::Mesh m = mesh::build_mesh(test::box_mesh(2, 2));
+    const Discretization disc = discretize(m, 2);
+    SolverSetup setup;
+    setup.law = &law;
+    setup.parameters = fluxes::resolve_parameters(law);
+    for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, law.boundaries.front().name, ""});
+    Solver solver(host(), disc, setup);
+    expect_refused([&] { solver.set_plan(plan); }, "is not affine in the state");
+  }
+}
+
+TEST(BernsteinPlans, TextAndDescription) {
+  const Plan plan = bernstein(fused(Layout::element_major, 4, Operators::literals, Derivative::state));
+  const std::string text = to_text(plan);
+  EXPECT_NE(text.find(" basis=bernstein"), std::string::npos) << text;
+  EXPECT_EQ(plan_from_text(text), plan);
+  EXPECT_EQ(plan_from_text(to_text(bernstein(Plan{}))), bernstein(Plan{}));
+  // Nodal plans keep the text they had before the basis was a plan value.
+  EXPECT_EQ(to_text(Plan{}).find("basis"), std::string::npos);
+  EXPECT_EQ(plan_from_text(to_text(Plan{}) + " basis=nodal"), Plan{});
+  EXPECT_NE(plan.describe().find("Bernstein basis"), std::string::npos);
+  EXPECT_EQ(Plan{}.describe().find("Bernstein"), std::string::npos);
+  EXPECT_EQ(parse_basis("bernstein"), Basis::bernstein);
+  try {
+    plan_from_text(to_text(Plan{}) + " basis=modal");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown basis 'modal'; valid values: nodal, bernstein"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace rtdg::dg
