@@ -4,9 +4,9 @@
 // semi-discrete systems of the two bases are similar, so each plan must give the nodal default
 // plan's right-hand side and steps to rounding (the transforms V_B and V_B^-1 add a few digits:
 // 1e-11 relative), on triangles and tetrahedra; by-column plans that differentiate the state
-// apply LIFT in layers, the others as a product. Laws and runs whose pieces do not carry over
-// (position-dependent sources, incident fields, nonlinear fluxes, TF/SF, shock capturing) are
-// refused with the reason.
+// apply LIFT in layers, the others as a product; faces that read the incident field (boundary
+// conditions, TF/SF) take its face coefficients. Laws and runs whose pieces do not carry over
+// (position-dependent sources, nonlinear fluxes, shock capturing) are refused with the reason.
 #include "solver_support.hpp"
 
 #include <dg/error.hpp>
@@ -227,7 +227,7 @@ TEST(BernsteinPlans, RefusedWhereTheBasisDoesNotCarryOver) {
     EXPECT_EQ(pml.solver->setup().plan, Plan{});
   }
 
-  // A boundary condition that reads the incident field.
+  // Shock capturing (the filter works on nodal values).
   {
     const fluxes::Law law = test::law_file("maxwell2d_tm");
     const mesh::Mesh m = mesh::build_mesh(test::box_mesh(2, 2));
@@ -235,27 +235,10 @@ TEST(BernsteinPlans, RefusedWhereTheBasisDoesNotCarryOver) {
     SolverSetup setup;
     setup.law = &law;
     setup.parameters = fluxes::resolve_parameters(law);
-    for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "pec_scattered", ""});
-    PlaneWave wave;
-    wave.direction = {1, 0, 0};
-    wave.polarization = {0, 0, 1};
-    setup.incident = wave;
+    for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "pec", ""});
     setup.plan = plan;
-    expect_refused([&] { Solver solver(host(), disc, setup); }, "boundary condition 'pec_scattered'");
-    expect_refused([&] { Solver solver(host(), disc, setup); }, "reads the incident field");
-
-    // TF/SF incidence.
-    setup.boundaries.clear();
-    const mesh::Mesh big = mesh::build_mesh(test::box_mesh(2, 8, {-2, -2, -2}, {4, 4, 4}));
-    const Discretization big_disc = discretize(big, 2);
-    for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "absorbing", ""});
-    setup.total_field = total_field_box(big, {-1, -1, -1}, {1, 1, 1});
-    expect_refused([&] { Solver solver(host(), big_disc, setup); }, "total-field/scattered-field");
-
-    // Shock capturing (the filter works on nodal values).
-    setup.total_field.clear();
     setup.stabilization.filter_strength = 36;
-    expect_refused([&] { Solver solver(host(), big_disc, setup); }, "shock capturing");
+    expect_refused([&] { Solver solver(host(), disc, setup); }, "shock capturing");
   }
 
   // A nonlinear flux (Euler).
@@ -269,6 +252,64 @@ TEST(BernsteinPlans, RefusedWhereTheBasisDoesNotCarryOver) {
     for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, law.boundaries.front().name, ""});
     Solver solver(host(), disc, setup);
     expect_refused([&] { solver.set_plan(plan); }, "is not affine in the state");
+  }
+}
+
+// The incident field where faces read it: a boundary condition (pec_scattered: the exterior
+// state from the interior one and the incident field) and TF/SF faces (the neighbour's trace plus
+// or minus the incident field). The kernels turn its values at a face's nodes into the face's
+// Bernstein coefficients; a Bernstein plan then runs the nodal plan's steps to rounding.
+struct IncidentRun {
+  fluxes::Law law;
+  mesh::Mesh mesh;
+  Discretization disc;
+  SolverSetup setup;
+  IncidentRun(const char* law_name, int dim, int n, int N, bool tfsf) : law(test::law_file(law_name)) {
+    mesh = mesh::build_mesh(tfsf ? test::box_mesh(dim, n, {-2, -2, -2}, {4, 4, 4}) : test::box_mesh(dim, n));
+    disc = discretize(mesh, N);
+    setup.law = &law;
+    setup.parameters = fluxes::resolve_parameters(law);
+    for (const char* wall : {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax"})
+      if (dim == 3 || wall[0] != 'z') setup.boundaries.push_back({wall, tfsf ? "absorbing" : "pec_scattered", ""});
+    PlaneWave wave;
+    wave.direction = {1, 0, 0};
+    wave.polarization = {0, 0, 1};
+    wave.wavenumber = 2.0;
+    wave.envelope = Envelope::ramp;
+    wave.ramp_periods = 0.5;
+    setup.incident = wave;
+    if (tfsf) setup.total_field = total_field_box(mesh, {-1.5, -1.5, -1.5}, {1.5, 1.5, 1.5});
+  }
+  // The state after `steps` steps from zero at t = 0.
+  std::vector<double> run(const Plan& plan, int steps) {
+    setup.plan = plan;
+    Solver solver(host(), disc, setup);
+    const double dt = solver.stable_dt(0.5);
+    for (int s = 0; s < steps; ++s) solver.step(s * dt, dt);
+    return solver.state();
+  }
+};
+
+TEST(BernsteinPlans, IncidentFieldsOnBoundaryAndTotalFieldFaces) {
+  const Plan by_column = bernstein(fused(Layout::element_major, 3, Operators::literals, Derivative::state,
+                                         Products::scalar, Prefetch::async));
+  const Plan unfused = bernstein(Plan{});
+  struct Incident {
+    const char* law;
+    int dim, n, N;
+    bool tfsf;
+    int steps;  // the wave enters the total-field box (from x = -1.5) after t = 0.5
+  };
+  for (const Incident c : {Incident{"maxwell2d_tm", 2, 3, 4, false, 40}, Incident{"maxwell3d", 3, 2, 3, false, 40},
+                           Incident{"maxwell2d_tm", 2, 8, 3, true, 120}}) {
+    SCOPED_TRACE(std::string(c.law) + (c.tfsf ? ", TF/SF" : ", pec_scattered"));
+    IncidentRun run(c.law, c.dim, c.n, c.N, c.tfsf);
+    const std::vector<double> expected = run.run(Plan{}, c.steps);
+    ASSERT_GT(max_abs(expected), 1e-4);  // the wave has come in
+    for (const Plan& plan : {by_column, unfused}) {
+      SCOPED_TRACE(plan.describe());
+      EXPECT_LE(max_difference(run.run(plan, c.steps), expected), 1e-11 * max_abs(expected));
+    }
   }
 }
 

@@ -1,11 +1,14 @@
 #include "kernels/common.hpp"
 
+#include "dg/bernstein.hpp"
+
 #include "dg/error.hpp"
 
 #include <fluxes/dag.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <sstream>
 
 namespace rtdg::dg::kernels {
@@ -163,6 +166,34 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
   w.line("#else");
   w.line("static const int rtdg_fmask[NFN] = {" + join_ints(fmask) + "};");
   w.line("#endif");
+  if (spec.plan.basis == Basis::bernstein && spec.incident) {
+    // Bernstein plans whose faces read the incident field (boundary conditions, TF/SF): row m =
+    // f NFP + j holds the weights that turn the incident values at face f's nodes into the
+    // face's Bernstein coefficient j, (V_F^-1)(j, :) with V_F(j', j'') = B_(node Fmask(j'', f))
+    // at node Fmask(j', f) (bernstein.hpp: a face's coefficients are its lattice points').
+    // Global memory, read on those faces only; double, whatever the kernels' precision.
+    const BernsteinOperators b = make_bernstein(element);
+    std::vector<std::string> weights;
+    for (int f = 0; f < element.Nfaces; ++f) {
+      Eigen::MatrixXd VF(element.Nfp, element.Nfp);
+      for (int j = 0; j < element.Nfp; ++j)
+        for (int jj = 0; jj < element.Nfp; ++jj) VF(j, jj) = b.V(element.Fmask(j, f), element.Fmask(jj, f));
+      const Eigen::MatrixXd inverse = VF.inverse();
+      for (int j = 0; j < element.Nfp; ++j)
+        for (int jj = 0; jj < element.Nfp; ++jj) {
+          char text[40];
+          std::snprintf(text, sizeof text, "%a", inverse(j, jj));
+          weights.emplace_back(text);
+        }
+    }
+    std::string table;
+    for (const std::string& x : weights) table += (table.empty() ? "" : ", ") + x;
+    w.line("#if RTCG_CUDA");
+    w.line("__device__ const double rtdg_face_coefficients[NFN * NFP] = {" + table + "};");
+    w.line("#else");
+    w.line("static const double rtdg_face_coefficients[NFN * NFP] = {" + table + "};");
+    w.line("#endif");
+  }
   w.line();
 }
 
@@ -188,6 +219,27 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
                      const std::function<std::string(int c)>& staged, const GeometryReads& geometry) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
+  const bool bernstein = spec.plan.basis == Basis::bernstein;
+  // inc[NINC]: the incident field at face node m (nodal plans), or the face's Bernstein
+  // coefficient of it (the incident values at the face's nodes through rtdg_face_coefficients).
+  // Nodal plans read the coordinates xn the caller loaded.
+  auto incident_values = [&](const std::string& prefix) {
+    w.line("real inc[NINC];");
+    if (!bernstein) {
+      emit_piece(w, *spec.incident, "inc", prefix, spec.scalar);
+      return;
+    }
+    w.line("for (int q = 0; q < NINC; ++q) inc[q] = 0;");
+    auto loop = w.block("for (int jj = 0; jj < NFP; ++jj)");
+    w.line("const int iF = rtdg_fmask[f * NFP + jj];");
+    load_coordinates(w, dim, "iF");
+    w.line("real at_node[NINC];");
+    emit_piece(w, *spec.incident, "at_node", prefix, spec.scalar);
+    w.line("const real weight = static_cast<real>(rtdg_face_coefficients[m * NFP + jj]);");
+    w.line("for (int q = 0; q < NINC; ++q) inc[q] += weight * at_node[q];");
+  };
+  // Whether the incident field's evaluation needs xn at node iM loaded before it.
+  const bool incident_at_node = !bernstein && spec.incident && reads_input(*spec.incident, InputKind::coordinate);
   w.line("const real* fg = " + geometry.face + ";");
   w.line("real nrm[DIM];");
   for (int d = 0; d < dim; ++d) w.line("nrm[" + std::to_string(d) + "] = fg[" + std::to_string(d) + "];");
@@ -233,10 +285,8 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     w.line("const int kP = p / NP;");
     w.line("const int iP = p - kP * NP;");
     load_state(w, components, "kP", "iP", "uP");
-    if (reads_input(*spec.incident, InputKind::coordinate) || reads_input(pieces.difference, InputKind::coordinate))
-      load_coordinates(w, dim, "iM");
-    w.line("real inc[NINC];");
-    emit_piece(w, *spec.incident, "inc", "ti_", spec.scalar);
+    if (incident_at_node || reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
+    incident_values("ti_");
     w.line("const real side = code == " + std::to_string(total) + " ? real(1) : real(-1);");
     for (int c = 0; c < components; ++c) {
       const int i = spec.tfsf.at(static_cast<std::size_t>(c));
@@ -249,12 +299,8 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     auto branch = w.block("else if (code == " + std::to_string(b + 1) + ")");
     w.line("// boundary condition '" + identifier_text(spec.conditions[b]->name) + "'");
     const bool incident = reads_input(piece, InputKind::incident);
-    if (reads_input(piece, InputKind::coordinate) || (incident && reads_input(*spec.incident, InputKind::coordinate)))
-      load_coordinates(w, dim, "iM");
-    if (incident) {
-      w.line("real inc[NINC];");
-      emit_piece(w, *spec.incident, "inc", "w" + std::to_string(b) + "_", spec.scalar);
-    }
+    if (reads_input(piece, InputKind::coordinate) || (incident && incident_at_node)) load_coordinates(w, dim, "iM");
+    if (incident) incident_values("w" + std::to_string(b) + "_");
     emit_piece(w, piece, "dF", "b" + std::to_string(b) + "_", spec.scalar);
   }
   {

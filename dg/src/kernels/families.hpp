@@ -23,13 +23,13 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
 bool flux_is_linear(const fluxes::Lowered& flux);
 
 // Why a lowered piece does not carry over to the Bernstein basis pointwise ("depends on the
-// position", "reads the incident field", "is not affine in the state"), or "" when it does: each
-// output affine in the state (and exterior state) with coefficients from constants, parameters
-// (also per element), normals and time.
+// position", "is not affine in the state"), or "" when it does: each output affine in the state,
+// the exterior state and the incident field (which the kernels carry to face coefficients) with
+// coefficients from constants, parameters (also per element), normals and time.
 std::string basis_change_obstacle(const fluxes::Lowered& piece);
 
 // Throws dg::Error when a Bernstein plan (Basis::bernstein) does not fit the spec: an interval
-// element, TF/SF incidence, or a piece of the law with a basis_change_obstacle.
+// element, or a piece of the law with a basis_change_obstacle.
 void check_bernstein(const KernelSpec& spec, const Pieces& pieces);
 
 // rtdg_pack_halo (dg/kernels.hpp), for every plan.

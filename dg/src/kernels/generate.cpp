@@ -142,25 +142,26 @@ bool flux_is_linear(const fluxes::Lowered& flux) {
 }
 
 std::string basis_change_obstacle(const fluxes::Lowered& piece) {
-  // The interior and exterior states are linear; parameters (also per element: constant on an
-  // element and across a face), normals (constant on a straight-sided face) and time are fixed.
-  // An affine output (A u + b) carries over too: the Bernstein polynomials sum to one, so a
-  // constant has every coefficient equal to it.
-  bool position = false, incident = false;
+  // The interior and exterior states are linear, and so is the incident field: the kernels of a
+  // Bernstein plan turn its values at a face's nodes into the face's coefficients
+  // (write_face_flux). Parameters (also per element: constant on an element and across a face),
+  // normals (constant on a straight-sided face) and time are fixed. An affine output (A u + b)
+  // carries over too: the Bernstein polynomials sum to one, so a constant has every coefficient
+  // equal to it.
+  bool position = false;
   const std::vector<Kind> kind = classify(piece.dag, [&](fluxes::InputKind input) {
     switch (input) {
       case fluxes::InputKind::state:
-      case fluxes::InputKind::exterior: return Kind::linear;
+      case fluxes::InputKind::exterior:
+      case fluxes::InputKind::incident: return Kind::linear;
       case fluxes::InputKind::coordinate: position = true; return Kind::other;
-      case fluxes::InputKind::incident: incident = true; return Kind::other;
       default: return Kind::fixed;
     }
   });
   bool other = false;
   for (fluxes::NodeId id : piece.outputs) other = other || kind[id] == Kind::other;
   if (!other) return {};
-  // Name what made it so: position and the incident field only where an output depends on them.
-  if (incident && reads_input(piece, fluxes::InputKind::incident)) return "reads the incident field";
+  // Name what made it so: the position only where an output depends on it.
   if (position && reads_input(piece, fluxes::InputKind::coordinate)) return "depends on the position";
   return "is not affine in the state";
 }
@@ -171,9 +172,6 @@ void check_bernstein(const KernelSpec& spec, const Pieces& pieces) {
   if (element.dim != 2 && element.dim != 3)
     throw Error("the plan's basis = bernstein is for triangles and tetrahedra, not " +
                 std::string(shape_name(element.shape)) + "s: use basis = nodal");
-  if (!spec.tfsf.empty())
-    throw Error("the plan's basis = bernstein does not take total-field/scattered-field incidence (the incident field "
-                "varies over the faces, in the nodal basis): use basis = nodal");
   auto check = [&](const fluxes::Lowered& piece, const std::string& what) {
     const std::string obstacle = basis_change_obstacle(piece);
     if (!obstacle.empty())
