@@ -201,6 +201,20 @@ TEST(BernsteinPlans, SetPlanBetweenBasesKeepsTheStateAndTheTunersReference) {
   // A wrong step does not pass: a second step from there is far from the reference change.
   a.solver->step(0.5 + dt, dt);
   EXPECT_GT(a.solver->compare_change().worst, 1e-3 * d.scale);
+  // A Bernstein plan in the reference's own layout: the kept copies converted on the device.
+  for (const Plan& same_layout : {bernstein(Plan{}), Plan{}, bernstein(Plan{})}) {
+    SCOPED_TRACE(same_layout.describe());
+    a.solver->set_plan(same_layout, Solver::StateOnReplan::discard);
+    a.solver->restore_kept_state();
+    EXPECT_LE(max_difference(a.solver->state(), start), 1e-13);
+    a.solver->step(0.5, dt);
+    const Solver::ChangeDifference e = a.solver->compare_change();
+    EXPECT_LE(e.worst, 1e-11 * e.scale);
+    // The scale is the reference change's largest value in the plan's basis.
+    if (same_layout.basis == Basis::bernstein) {
+      EXPECT_NEAR(e.scale, d.scale, 1e-9 * d.scale);
+    }
+  }
   a.solver->release_kept_state();
 }
 

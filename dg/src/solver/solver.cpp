@@ -160,6 +160,9 @@ struct Engine {
   virtual std::optional<StateLayout> saved_layout(int slot) const = 0;
   virtual std::vector<double> download_saved(int slot, const StateLayout& layout) const = 0;
   virtual void upload_saved(int slot, const StateLayout& layout, const std::vector<double>& values) = 0;
+  // Adds slot's copy in `to` (the current plan's layout) from a copy in the same layout and
+  // stride in the other basis, on the device; false when there is no such copy.
+  virtual bool transform_saved(int slot, const StateLayout& to) = 0;
   // {max |(q - saved[base]) - saved[change]|, max |saved[change]|}, NaN when a value is NaN.
   virtual std::pair<double, double> compare_change(int base, int change) const = 0;
 };
@@ -650,10 +653,13 @@ struct EngineT final : Engine {
     return std::vector<double>(values.begin(), values.end());
   }
   void upload_saved(int slot, const StateLayout& layout, const std::vector<double>& values) override {
+    add_saved(slot, layout, rtcg::Array<T>::from_host(backend, convert(values)));
+  }
+  void add_saved(int slot, const StateLayout& layout, rtcg::Array<T> copy) {
     std::vector<Saved>& copies = saved[slot];
     for (Saved& s : copies)
       if (s.layout == layout) {
-        s.copy = rtcg::Array<T>::from_host(backend, convert(values));
+        s.copy = std::move(copy);
         s.used = ++use_clock;
         return;
       }
@@ -662,7 +668,17 @@ struct EngineT final : Engine {
                                            [](const Saved& a, const Saved& b) { return a.used < b.used; });
       copies.erase(oldest);
     }
-    copies.push_back({layout, rtcg::Array<T>::from_host(backend, convert(values)), ++use_clock});
+    copies.push_back({layout, std::move(copy), ++use_clock});
+  }
+  bool transform_saved(int slot, const StateLayout& to) override {
+    StateLayout from = to;
+    from.basis = to.basis == Basis::nodal ? Basis::bernstein : Basis::nodal;
+    const Saved* source = find_saved(slot, from);
+    if (!source || to != state_layout()) return false;
+    rtcg::Array<T> copy(backend, n);
+    transform(source->copy, copy, to.basis == Basis::nodal ? to_nodal_matrix : to_coefficients_matrix);
+    add_saved(slot, to, std::move(copy));
+    return true;
   }
   std::pair<double, double> compare_change(int base, int change) const override {
     const rtcg::Array<T>& from = saved_here(base);
@@ -1125,13 +1141,15 @@ namespace {
 constexpr int kept_slot = 0, change_slot = 1;
 }
 
-// A saved slot in the current layout, converted (once, through the host) from the other
-// layout's copy when only that one exists.
+// A saved slot in the current layout, converted (once) from another copy when there is none:
+// on the device from a copy in the same layout and the other basis (a tuning sweep alternates
+// between nodal and Bernstein plans), else through the host from the original.
 void Solver::Impl::ensure_saved(int slot, const char* what) {
   const StateLayout now = state_layout();
   if (engine->has_saved(slot, now)) return;
   const std::optional<StateLayout> other = engine->saved_layout(slot);
   if (!other) throw Error(std::string("no ") + what + " kept on the device: call keep_state first");
+  if (engine->transform_saved(slot, now)) return;
   engine->upload_saved(slot, now, convert_layout(engine->download_saved(slot, *other), *other, now));
 }
 
