@@ -104,9 +104,9 @@ struct PlanSpace {
   std::vector<Tiles> tiles{Tiles::rows, Tiles::columns};
   // The state's basis (Plan::basis). Bernstein plans are tried where the law and the run allow
   // them (dg/plan.hpp: triangles and tetrahedra, pieces affine in the state without position
-  // inputs, no TF/SF incidence, no shock capturing), as fused plans by column (operators =
-  // literals or constant), the only products whose cost falls with the sparser operators. With
-  // `prune`, basis_pruned keeps them to what won in the measurements.
+  // inputs, no shock capturing), as fused plans by column (operators = literals or constant), the
+  // only products whose cost falls with the sparser operators. With `prune`, basis_pruned keeps
+  // them to what won in the measurements.
   std::vector<Basis> bases{Basis::nodal, Basis::bernstein};
   int min_threads = 64;
   int max_threads = 512;
@@ -210,12 +210,13 @@ std::string operators_pruned(const Plan& plan, long long operator_nonzeros, cons
                              bool single);
 
 // Why the DG tuning job drops a Bernstein plan (Plan::basis) before compiling, or empty: on CUDA,
-// every Bernstein plan but literal operators, the state derivative, prefetch async and 2-8
-// elements per block, and every one below order 4 (`order`). In the literal sweeps of session 27
-// (H100, 2026-11-27, the 205k-tet sphere, double) the best Bernstein plans at orders 4-7 were of
-// that kind (the flux derivative at most 1 % ahead at order 4, 1.16-1.19x behind at orders 5-7),
-// and the hand-written Bernstein stage lost to the nodal winners at orders 2-3. Never pruned on
-// the host.
+// every Bernstein plan but literal operators, the state derivative, prefetch async and 2-4
+// elements per block, and every one outside orders 5-6 (`order`). In the default sweep of
+// 2026-11-28 (H100, the 205k-tet sphere, double) the best Bernstein plans were of that kind; one
+// won order 6 (3.357 against 3.412 ms per stage for the best nodal plan), they lost orders 4 and 5
+// by 2.6 % and 2.1 % and order 7 by 1.8x (186 registers, one block per SM), and the hand-written
+// Bernstein stage lost to the nodal winners at orders 2-3 (2026-11-27). Trying orders 4 and 7 too
+// took the sweep of orders 1-7 from about 285 s to 305 s. Never pruned on the host.
 std::string basis_pruned(const Plan& plan, int order, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class

@@ -602,14 +602,15 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
 
 std::string basis_pruned(const Plan& plan, int order, const rtcg::DeviceInfo& device) {
   if (plan.basis != Basis::bernstein || device.arch == "host") return {};
-  if (order < 4)
-    return "the Bernstein basis below order 4: the hand-written Bernstein stage was 1.2-1.6x behind the nodal winners "
-           "at orders 2-3 (H100, 2026-11-27)";
+  if (order < 5 || order > 6)
+    return "the Bernstein basis outside orders 5-6: its best plan was 2.6 % behind the nodal winner at order 4 and "
+           "1.8x at order 7 (186 registers; H100, 2026-11-28), and the hand-written Bernstein stage 1.2-1.6x behind at "
+           "orders 2-3 (2026-11-27)";
   const int elements = plan.stage_elements_per_block;
   if (plan.operators != Operators::literals || plan.derivative != Derivative::state || plan.prefetch != Prefetch::async ||
-      elements < 2 || elements > 8)
-    return "Bernstein plans other than literal operators, the state derivative, prefetch async and 2-8 elements per "
-           "block: never the best Bernstein plan at orders 4-7 (H100, 2026-11-27)";
+      elements < 2 || elements > 4)
+    return "Bernstein plans other than literal operators, the state derivative, prefetch async and 2-4 elements per "
+           "block: never the best Bernstein plan at orders 4-7 (H100, 2026-11-27 and 28)";
   return {};
 }
 
