@@ -1,19 +1,17 @@
 #!/usr/bin/env bash
 # On the GPU machine: tuner sweeps with the element operators of RTDG_EXPERIMENT_OPERATORS
-# (dg/src/operators_experiment.cpp: `noisy` D with the rounding noise make_element drops,
-# `bernstein` the Bernstein-Bezier operators, with LIFT in layers in by-column state plans;
-# `bernstein_product` the same with LIFT as a product) against the operators rtdg uses, on the 200k-tet
-# sphere (.deps/meshes/sphere_200k.h5, carried; see align_ab.sh). A case is
-# name:operators:precision:orders:space, operators `nodal` (none set), `noisy`, `bernstein` or
-# `bernstein_product`,
-# space `literal` (literal plans only, pruning off: the by-column products are what the zero
-# entries change) or `default`; each case its own tuning database (under the build folder, so
-# that the logs stay within the files $OUT brings back). Prints each sweep's variant
+# (dg/src/operators_experiment.cpp: `noisy` D with the rounding noise make_element drops)
+# against the operators rtdg uses, on the 200k-tet sphere (.deps/meshes/sphere_200k.h5, carried;
+# see align_ab.sh). A case is name:operators:precision:orders:space, operators `nodal` (none set)
+# or `noisy`, space `literal` (literal plans only, pruning off: the by-column products are what
+# the zero entries change) or `default`; each case its own tuning database (under the build
+# folder, so that the logs stay within the files $OUT brings back). Prints each sweep's variant
 # counts, times and winners. Logs under $OUT.
 #   CASES="clean:nodal:double:2-3:literal noisy:noisy:double:2-3:literal" bash benchmarks/experiments/operators_ab.sh
-# Session 26's runs: CASES="bern:bernstein:double:2-7:literal literal:nodal:double:2-5:literal" (call 1),
-# then the default CASES below (call 2). Session 27's:
-# CASES="bern:bernstein:double:5-6:literal bprod:bernstein_product:double:5-6:literal".
+# Sessions 26-27 also ran the experiments `bernstein` and `bernstein_product` here (e.g.
+# CASES="bern:bernstein:double:5-6:literal bprod:bernstein_product:double:5-6:literal"); since
+# session 28 the Bernstein basis is the plan value basis = bernstein, which the default space tries
+# (`--space bases=nodal,bernstein`), and those experiment names are refused.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/operators-ab}; mkdir -p "$out"
