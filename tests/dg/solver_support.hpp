@@ -10,12 +10,39 @@
 #include <fluxes/law_lowering.hpp>
 #include <mesh/build.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 namespace rtdg::dg::test {
+
+inline double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// Largest |a[i] - b[i]|; infinity when the sizes differ, so that a bound on it fails.
+inline double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+  double m = 0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+// A pseudo-random state in [-1, 1): every term of the right-hand side is exercised, unlike a
+// smooth mode.
+inline std::vector<double> random_state(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::vector<double> values(n);
+  for (double& v : values) v = static_cast<double>(random() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+  return values;
+}
 
 inline fluxes::Law law_file(const std::string& name) {
   return fluxes::read_law(std::string(RTDG_SOURCE_DIR) + "/data/laws/" + name + ".toml");

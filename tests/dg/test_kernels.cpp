@@ -310,6 +310,50 @@ TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
   }
 }
 
+// Bernstein plans (Plan::basis) for sm_90: the layered LIFT of by-column plans, and the face
+// transform of the incident field (a table in global memory) on the conditions that read it, in
+// both precisions, by column at orders 2 and 4 and unfused at order 4. RTDG_PTXAS_ORDERS=N runs
+// order N only (by column and unfused), RTDG_PTXAS_VERBOSE prints ptxas' registers (tuning work).
+TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec = maxwell3d_spec(law);
+  const bool verbose = std::getenv("RTDG_PTXAS_VERBOSE") != nullptr;
+  const char* orders = std::getenv("RTDG_PTXAS_ORDERS");
+  for (const int N : {2, 4, 5, 6, 7})
+    for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
+      for (const bool by_column : {true, false}) {
+        if (orders ? std::atoi(orders) != N : (N > 4 || (!by_column && N == 2))) continue;
+        spec.element = &element(Shape::tetrahedron, N);
+        spec.scalar = scalar;
+        spec.plan = Plan{};
+        if (by_column) {
+          spec.plan.fusion = Fusion::stage;
+          spec.plan.layout = Layout::element_major;
+          spec.plan.stage_elements_per_block = 2;
+          spec.plan.prefetch = Prefetch::async;
+          spec.plan.operators = Operators::literals;
+          spec.plan.derivative = Derivative::state;
+        }
+        spec.plan.basis = Basis::bernstein;
+        const GeneratedKernels kernels = generate_kernels(spec);
+        EXPECT_NE(kernels.source.find("rtdg_face_coefficients[m * NFP + jj]"), std::string::npos);
+        EXPECT_EQ(kernels.source.find("LIFT in the Bernstein layers") != std::string::npos, by_column);
+        rtcg::Program program;
+        program.name = kernels.name;
+        program.source = kernels.source;
+        if (verbose) program.options.push_back("--ptxas-options=-v");
+        try {
+          const auto binary = nvrtc->compile(program);
+          if (verbose)
+            std::printf("N%d %s %s:\n%s\n", N, by_column ? "by column" : "unfused",
+                        scalar == fluxes::ScalarType::float32 ? "f32" : "f64", binary.log.c_str());
+        } catch (const std::exception& error) {
+          ADD_FAILURE() << kernels.name << ": " << error.what();
+        }
+      }
+}
+
 // The max-wave-speed reduction (dg/wave_speed.hpp) of the laws whose speed depends on the
 // state, in both precisions and layouts between them.
 TEST(GeneratedDgKernels, WaveSpeedReductionCompilesWithNvrtcForSm90) {

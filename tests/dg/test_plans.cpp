@@ -23,26 +23,10 @@ using test::Cavity;
 
 rtcg::Backend& host() { return rtcg::backend("host"); }
 
-double max_abs(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::abs(x));
-  return m;
-}
+using test::max_abs;
+using test::max_difference;
 
-double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
-  EXPECT_EQ(a.size(), b.size());
-  double m = 0;
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
-
-// A pseudo-random state: every term of the right-hand side is exercised, unlike a smooth mode.
-std::vector<double> random_state(std::size_t n) {
-  std::mt19937_64 random(7);
-  std::vector<double> values(n);
-  for (double& v : values) v = static_cast<double>(random() >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-  return values;
-}
+std::vector<double> random_state(std::size_t n) { return test::random_state(n, 7); }
 
 Plan fused(Layout layout, int elements, int nodes_per_thread, Operators operators, Derivative derivative,
            Products products = Products::scalar, Prefetch prefetch = Prefetch::off) {

@@ -5,7 +5,8 @@
 //
 // Host-side values (set_state, state, rhs, initial and exact solutions) are always double and
 // laid out [component][K][Np], flat (c * K + k) * Np + i, whatever the precision and layout
-// the kernels use on the device.
+// the kernels use on the device. They are nodal values also when the plan keeps the state in
+// the Bernstein basis (Plan::basis): the solver converts on the device.
 #pragma once
 
 #include "dg/discretization.hpp"
@@ -140,7 +141,9 @@ public:
   // accumulation, dg/farfield.hpp): address, `size` values of type `scalar` (components x K x
   // the plan's node stride: size() unless the plan pads, dg::node_stride), in the kernel
   // layout, where value (component, element, node) sits at device_index(...). Valid until the
-  // next step or set_plan (the fused plans swap the state's buffers every stage).
+  // next step or set_plan (the fused plans swap the state's buffers every stage). Nodal values:
+  // for a Bernstein plan a transformed copy, made at each call (one state-sized transform) and
+  // valid also only until the next rhs().
   struct DeviceState {
     const void* data = nullptr;
     std::size_t size = 0;
@@ -182,7 +185,8 @@ public:
   // same answer; for measuring what the overlap hides). A serial solver ignores it.
   void set_overlap(bool on);
   // Regenerates the kernels with another plan (same law, mesh, precision and integrator),
-  // keeping the state; the residual of the low-storage scheme is zeroed (call between steps).
+  // keeping the state (converted through the host when the layout, node stride or basis
+  // changes); the residual of the low-storage scheme is zeroed (call between steps).
   // Throws dg::Error when the plan does not fit this law or order, rtcg errors when the new
   // kernels do not compile. The tuner uses it to try plans on one set of device arrays.
   // StateOnReplan::discard leaves the state undefined (no relayout through the host): for a
