@@ -114,6 +114,20 @@ TEST(BernsteinPlans, MatchTheNodalDefaultPlan) {
   }
 }
 
+// From order 6 on tetrahedra (28 nodes per face) the layers of each face are a function of their
+// own (kernels/fused.cpp, lift_faces_outlined): the same answer.
+TEST(BernsteinPlans, OutlinedFaceLayersAtOrder6) {
+  Cavity reference("maxwell3d", 1, 6, host());
+  const std::vector<double> start = random_state(reference.solver->size());
+  reference.solver->set_state(start);
+  const std::vector<double> rhs = reference.solver->rhs(0.25);
+  const Plan plan = bernstein(fused(Layout::element_major, 2, Operators::literals, Derivative::state));
+  Cavity other("maxwell3d", 1, 6, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
+  EXPECT_NE(other.solver->kernels().source.find("rtdg_lift_face_3(x, y);"), std::string::npos);
+  other.solver->set_state(start);
+  EXPECT_LE(max_difference(other.solver->rhs(0.25), rhs), 1e-11 * max_abs(rhs));
+}
+
 // The kernels really run on coefficients: the Bernstein plan's device state is not the nodal
 // one, while every reader (state, copy_elements, device_state, max_abs, the wave speed) gets the
 // nodal values.

@@ -312,7 +312,8 @@ TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
 
 // Bernstein plans (Plan::basis) for sm_90: the layered LIFT of by-column plans, and the face
 // transform of the incident field (a table in global memory) on the conditions that read it, in
-// both precisions, by column at orders 2 and 4 and unfused at order 4. RTDG_PTXAS_ORDERS=N runs
+// both precisions, by column at orders 2, 4 and 6 (the faces' layers as functions) and unfused at
+// order 4. RTDG_PTXAS_ORDERS=N runs
 // order N only (by column and unfused), RTDG_PTXAS_VERBOSE prints ptxas' registers (tuning work).
 TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
@@ -323,7 +324,7 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
   for (const int N : {2, 4, 5, 6, 7})
     for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
       for (const bool by_column : {true, false}) {
-        if (orders ? std::atoi(orders) != N : (N > 4 || (!by_column && N == 2))) continue;
+        if (orders ? std::atoi(orders) != N : (N == 5 || N == 7 || (!by_column && N != 4))) continue;
         spec.element = &element(Shape::tetrahedron, N);
         spec.scalar = scalar;
         spec.plan = Plan{};
@@ -339,6 +340,9 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
         const GeneratedKernels kernels = generate_kernels(spec);
         EXPECT_NE(kernels.source.find("rtdg_face_coefficients[m * NFP + jj]"), std::string::npos);
         EXPECT_EQ(kernels.source.find("LIFT in the Bernstein layers") != std::string::npos, by_column);
+        // From order 6 (28 nodes per face) each face's layers are a function of their own.
+        EXPECT_EQ(kernels.source.find("__device__ __noinline__ void rtdg_lift_face_3") != std::string::npos,
+                  by_column && N >= 6);
         rtcg::Program program;
         program.name = kernels.name;
         program.source = kernels.source;

@@ -322,40 +322,92 @@ void write_constant_operators(rtcg::SourceWriter& w, const KernelSpec& spec) {
   w.line();
 }
 
-// The Bernstein LIFT of one column in layers (bernstein.hpp), the weights as literals: per face,
-// layer 0 = L0 x (x the column's face values in sF, Fmask order), then each layer from the one
+// The Bernstein LIFT of one column in layers (bernstein.hpp), the weights as literals. Per face,
+// layer 0 = L0 x_f (x the column's face values in sF, Fmask order), then each layer from the one
 // before, every entry a variable of its own (a layer's variables die once the next layer is
-// computed, so registers hold about two layers), each added to the column's output row. A
-// compiler fence between faces keeps the next face's loads from being hoisted into this one's
-// registers (255 registers and spills at order 7 without it: benchmarks/experiments/bernstein_stage.cu).
-void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const ColumnPart& part) {
+// computed), each added to the column's output row y (face 0 writes it).
+//
+// Where the faces are large (lift_faces_outlined: 28 or more nodes, order 6 and up on
+// tetrahedra) each face is a function of its own, written once per program before the kernels
+// (write_layered_lift_faces) and not inlined on CUDA, reaching x and y as offsets into the block's
+// shared memory (so its loads and stores stay shared-memory ones): inlined, ptxas kept several
+// faces' values live at once: compiled with NVRTC 13 for sm_90 (2026-11-28; 2-element literal
+// plans of maxwell3d in double with every condition of the law, tests/dg/test_kernels.cpp), 182
+// registers at order 7 (one block per SM on the H100, where 186 were measured; a compiler fence
+// between the faces did not prevent it) and 94 at order 6, against 128 and 80 as functions, the
+// count of the rest of the kernel. Below that the faces are written inline, fenced apart: there
+// they take no more registers than the rest of the kernel (80 either way at orders 4-5), and the
+// call is saved. Timed on the device: not yet.
+bool lift_faces_outlined(const Element& element) { return element.Nfp >= 28; }
+
+// The entries of face f's layers: "const real l<e> = <sum>; y[<row>] = (or +=) l<e>;" per entry.
+void write_face_layers(rtcg::SourceWriter& w, const BernsteinOperators& b, int f, bool single, const std::string& indent) {
+  const BernsteinFace& face = b.faces[static_cast<std::size_t>(f)];
+  for (int e = 0; e < b.Np; ++e) {
+    const std::vector<BernsteinEntry>& terms =
+        e < b.Nfp ? face.L0[static_cast<std::size_t>(e)] : face.reduction[static_cast<std::size_t>(e)];
+    std::string sum;
+    for (const BernsteinEntry& t : terms) {
+      if (t.weight == 0.0) continue;
+      const std::string operand = e < b.Nfp ? "x[" + str(f * b.Nfp + t.index) + "]" : "l" + str(t.index);
+      sum += (sum.empty() ? "" : " + ") + real_literal(t.weight, single) + " * " + operand;
+    }
+    if (sum.empty()) sum = "real(0)";
+    const int row = face.volume[static_cast<std::size_t>(e)];
+    w.line(indent + "const real l" + str(e) + " = " + sum + "; y[" + str(row) + "] " + (f == 0 ? "=" : "+=") + " l" + str(e) +
+           ";");
+  }
+}
+
+// The faces' functions of an outlined layered LIFT (see above), rtdg_lift_face_<f>.
+void write_layered_lift_faces(rtcg::SourceWriter& w, const KernelSpec& spec) {
   const bool single = spec.scalar == fluxes::ScalarType::float32;
   const BernsteinOperators b = make_bernstein(*spec.element);
+  for (int f = 0; f < b.Nfaces; ++f) {
+    w.line("// Face " + str(f) + " of LIFT in the Bernstein layers, one column: y " + (f == 0 ? "=" : "+=") +
+           " its layers.");
+    w.line("#if RTCG_CUDA");
+    w.line("__device__ __noinline__ void rtdg_lift_face_" + str(f) + "(int x_offset, int y_offset) {");
+    w.line("  extern __shared__ double rtdg_smem[];");
+    w.line("  const real* RTCG_RESTRICT x = reinterpret_cast<const real*>(rtdg_smem) + x_offset;");
+    w.line("  real* RTCG_RESTRICT y = reinterpret_cast<real*>(rtdg_smem) + y_offset;");
+    w.line("#else");
+    w.line("static inline void rtdg_lift_face_" + str(f) + "(const real* RTCG_RESTRICT x, real* RTCG_RESTRICT y) {");
+    w.line("#endif");
+    write_face_layers(w, b, f, single, "  ");
+    w.line("}");
+  }
+  w.line();
+}
+
+// The layered LIFT of column col (a task of the by-column products).
+void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const ColumnPart& part) {
+  const int Nfaces = spec.element->Nfaces;
   const ColumnInput& input = part.inputs.front();
-  w.line("// LIFT in the Bernstein layers: " + str(b.Nfaces) + " faces of " + str(b.N + 1) + " layers.");
+  w.line("// LIFT in the Bernstein layers: " + str(Nfaces) + " faces of " + str(spec.element->N + 1) + " layers.");
   w.line("const real* x = " + input.buffer + " + col * " + input.ld + ";");
   w.line("real* y = " + part.output + " + col * " + part.ld + " + " + str(part.row0) + ";");
+  if (lift_faces_outlined(*spec.element)) {
+    w.line("#if RTCG_CUDA");
+    w.line("const int x_offset = static_cast<int>(x - reinterpret_cast<const real*>(rtdg_smem));");
+    w.line("const int y_offset = static_cast<int>(y - reinterpret_cast<real*>(rtdg_smem));");
+    for (int f = 0; f < Nfaces; ++f) w.line("rtdg_lift_face_" + str(f) + "(x_offset, y_offset);");
+    w.line("#else");
+    for (int f = 0; f < Nfaces; ++f) w.line("rtdg_lift_face_" + str(f) + "(x, y);");
+    w.line("#endif");
+    return;
+  }
+  const bool single = spec.scalar == fluxes::ScalarType::float32;
+  const BernsteinOperators b = make_bernstein(*spec.element);
   for (int f = 0; f < b.Nfaces; ++f) {
-    const BernsteinFace& face = b.faces[static_cast<std::size_t>(f)];
     auto scope = w.block("");
     if (f > 0) {
+      // Keeps the next face's loads from being hoisted into this one's registers.
       w.line("#if RTCG_CUDA");
       w.line("asm volatile(\"\" ::: \"memory\");");
       w.line("#endif");
     }
-    for (int e = 0; e < b.Np; ++e) {
-      const std::vector<BernsteinEntry>& terms =
-          e < b.Nfp ? face.L0[static_cast<std::size_t>(e)] : face.reduction[static_cast<std::size_t>(e)];
-      std::string sum;
-      for (const BernsteinEntry& t : terms) {
-        if (t.weight == 0.0) continue;
-        const std::string operand = e < b.Nfp ? "x[" + str(f * b.Nfp + t.index) + "]" : "l" + str(t.index);
-        sum += (sum.empty() ? "" : " + ") + real_literal(t.weight, single) + " * " + operand;
-      }
-      if (sum.empty()) sum = "real(0)";
-      const int row = face.volume[static_cast<std::size_t>(e)];
-      w.line("const real l" + str(e) + " = " + sum + "; y[" + str(row) + "] " + (f == 0 ? "=" : "+=") + " l" + str(e) + ";");
-    }
+    write_face_layers(w, b, f, single, "");
   }
 }
 
@@ -1952,6 +2004,12 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
   const bool pre = plan.prefetch != Prefetch::off && staged_products(plan, sc);
   if (plan.operators == Operators::constant) write_constant_operators(w, spec);
+  if (plan.products == Products::scalar && (plan.operators == Operators::constant || plan.operators == Operators::literals)) {
+    const std::vector<ColumnPart> parts = by_column_parts(spec);
+    if (lift_faces_outlined(element) &&
+        std::any_of(parts.begin(), parts.end(), [](const ColumnPart& part) { return part.layered; }))
+      write_layered_lift_faces(w, spec);
+  }
   const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "res[idx]";
   const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "u0[idx]";
   if (pre) {
