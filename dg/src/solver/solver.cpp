@@ -1047,6 +1047,7 @@ void Solver::copy_elements(std::span<const int> elements, std::span<double> valu
   if (values.size() != size())
     throw Error("copy_elements: the buffer holds " + std::to_string(values.size()) + " values, the state " +
                 std::to_string(size()));
+  if (elements.empty()) return;
   const int K = impl_->disc.K, Np = impl_->disc.element.Np;
   // An element's Np values of one component are contiguous in both layouts.
   std::vector<std::size_t> offsets;
