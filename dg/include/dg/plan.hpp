@@ -184,14 +184,15 @@ inline constexpr int max_k_ahead = 1;
 //   bernstein  the Bernstein-Bezier coefficients (dg/bernstein.hpp; Chan & Warburton, SIAM J.
 //              Sci. Comput. 2017): the same polynomials, so for a law whose pointwise pieces
 //              are affine in the state with coefficients that do not vary over an element or a
-//              face (Maxwell, acoustics, advection; no position or incident-field inputs) the
-//              same semi-discrete system up to the similarity c = V_B^-1 u per element. D_a has
-//              at most 7 non-zero entries per row (tetrahedra; 5 on triangles), and by-column
-//              plans (operators = literals or constant) differentiating the state apply LIFT in
-//              sparse layers. The solver converts at its edges (set_state, state, rhs, probes,
+//              face (Maxwell, acoustics, advection; no position inputs) the same semi-discrete
+//              system up to the similarity c = V_B^-1 u per element. D_a has at most 7 non-zero
+//              entries per row (tetrahedra; 5 on triangles), and by-column plans (operators =
+//              literals or constant) differentiating the state apply LIFT in sparse layers.
+//              Faces that read the incident field (boundary conditions, TF/SF) take its face
+//              coefficients. The solver converts at its edges (set_state, state, rhs, probes,
 //              the far field, checkpoints, set_plan between bases), so callers see nodal values
-//              either way. Triangles and tetrahedra; not with shock capturing or TF/SF
-//              incidence (the generator and the solver refuse them)
+//              either way. Triangles and tetrahedra; not with shock capturing (the generator and
+//              the solver refuse what does not fit, naming it)
 enum class Basis : unsigned char { nodal, bernstein };
 
 inline constexpr int max_groups_per_block = 64;

@@ -65,8 +65,8 @@ std::vector<double> starting_state(const Solver& solver) {
 
 std::string plan_text(const Point& point) { return plan_of(point).describe(); }
 
-// Whether the solver's law and run take Bernstein plans: the generator's checks (element,
-// the law's pieces, TF/SF) on a fused by-column plan, and no shock capturing (the solver's).
+// Whether the solver's law and run take Bernstein plans: the generator's checks (the element,
+// the law's pieces) and no shock capturing (the solver's).
 bool bernstein_possible(const Solver& solver) {
   if (solver.setup().stabilization.active()) return false;
   KernelSpec spec = solver.kernel_spec();
@@ -381,7 +381,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (std::find(operators.begin(), operators.end(), 0) == operators.end()) operators.insert(operators.begin(), 0);
   if (std::find(derivative.begin(), derivative.end(), 0) == derivative.end()) derivative.insert(derivative.begin(), 0);
   // Bernstein plans where the law and the run take them: the generator says (it checks the
-  // element, the law's pieces and TF/SF; the solver refuses shock capturing).
+  // element and the law's pieces; the solver refuses shock capturing).
   std::vector<std::int64_t> bases{0};
   const bool bernstein_asked = std::find(space.bases.begin(), space.bases.end(), Basis::bernstein) != space.bases.end();
   if (bernstein_asked && bernstein_possible(solver)) bases.push_back(static_cast<std::int64_t>(Basis::bernstein));
