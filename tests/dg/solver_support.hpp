@@ -35,6 +35,21 @@ inline double max_difference(const std::vector<double>& a, const std::vector<dou
   return m;
 }
 
+// A fused plan with the fields the plan tests vary; the rest as Plan{} has them.
+inline Plan fused_plan(Layout layout, int elements, int nodes_per_thread, Operators operators, Derivative derivative,
+                       Products products = Products::scalar, Prefetch prefetch = Prefetch::off) {
+  Plan plan;
+  plan.products = products;
+  plan.prefetch = prefetch;
+  plan.fusion = Fusion::stage;
+  plan.layout = layout;
+  plan.stage_elements_per_block = elements;
+  plan.nodes_per_thread = nodes_per_thread;
+  plan.operators = operators;
+  plan.derivative = derivative;
+  return plan;
+}
+
 // A pseudo-random state in [-1, 1): every term of the right-hand side is exercised, unlike a
 // smooth mode.
 inline std::vector<double> random_state(std::size_t n, std::uint64_t seed) {

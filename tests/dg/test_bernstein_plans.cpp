@@ -40,33 +40,22 @@ Plan bernstein(Plan plan) {
   return plan;
 }
 
-Plan fused(Layout layout, int elements, Operators operators, Derivative derivative, Products products = Products::scalar,
-           Prefetch prefetch = Prefetch::off) {
-  Plan plan;
-  plan.fusion = Fusion::stage;
-  plan.layout = layout;
-  plan.stage_elements_per_block = elements;
-  plan.operators = operators;
-  plan.derivative = derivative;
-  plan.products = products;
-  plan.prefetch = prefetch;
-  return plan;
-}
+using test::fused_plan;
 
 // Bernstein plans of every family: unfused, fused with the operators in global and shared
 // memory, by column (literals and constant memory; the state derivative in layers, the flux
 // derivative as a product), tensor products, and a padded node stride.
 std::vector<Plan> bernstein_plans() {
-  Plan padded = fused(Layout::element_major, 2, Operators::literals, Derivative::state, Products::scalar, Prefetch::async);
+  Plan padded = fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async);
   padded.align = 32;
   return {bernstein(Plan{}),
-          bernstein(fused(Layout::field_major, 3, Operators::global, Derivative::flux)),
-          bernstein(fused(Layout::element_major, 2, Operators::shared, Derivative::state, Products::scalar, Prefetch::on)),
-          bernstein(fused(Layout::element_major, 3, Operators::literals, Derivative::state, Products::scalar,
+          bernstein(fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux)),
+          bernstein(fused_plan(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::scalar, Prefetch::on)),
+          bernstein(fused_plan(Layout::element_major, 3, 1, Operators::literals, Derivative::state, Products::scalar,
                           Prefetch::async)),
-          bernstein(fused(Layout::field_major, 2, Operators::constant, Derivative::state)),
-          bernstein(fused(Layout::field_major, 3, Operators::literals, Derivative::flux)),
-          bernstein(fused(Layout::element_major, 4, Operators::global, Derivative::state, Products::tensor, Prefetch::async)),
+          bernstein(fused_plan(Layout::field_major, 2, 1, Operators::constant, Derivative::state)),
+          bernstein(fused_plan(Layout::field_major, 3, 1, Operators::literals, Derivative::flux)),
+          bernstein(fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async)),
           bernstein(padded)};
 }
 
@@ -121,7 +110,7 @@ TEST(BernsteinPlans, OutlinedFaceLayersAtOrder6) {
   const std::vector<double> start = random_state(reference.solver->size());
   reference.solver->set_state(start);
   const std::vector<double> rhs = reference.solver->rhs(0.25);
-  const Plan plan = bernstein(fused(Layout::element_major, 2, Operators::literals, Derivative::state));
+  const Plan plan = bernstein(fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state));
   Cavity other("maxwell3d", 1, 6, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
   EXPECT_NE(other.solver->kernels().source.find("rtdg_lift_face_3(x, y);"), std::string::npos);
   other.solver->set_state(start);
@@ -133,7 +122,7 @@ TEST(BernsteinPlans, OutlinedFaceLayersAtOrder6) {
 // nodal values.
 TEST(BernsteinPlans, ReadersSeeNodalValues) {
   Cavity nodal("maxwell3d", 2, 3, host());
-  const Plan plan = bernstein(fused(Layout::element_major, 3, Operators::literals, Derivative::state));
+  const Plan plan = bernstein(fused_plan(Layout::element_major, 3, 1, Operators::literals, Derivative::state));
   Cavity other("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
   const std::vector<double> start = random_state(nodal.solver->size());
   nodal.solver->set_state(start);
@@ -177,7 +166,7 @@ TEST(BernsteinPlans, SetPlanBetweenBasesKeepsTheStateAndTheTunersReference) {
   const std::vector<double> start = random_state(a.solver->size());
   a.solver->set_state(start);
   const std::vector<double> rhs = a.solver->rhs(0.0);
-  const Plan plan = bernstein(fused(Layout::element_major, 2, Operators::literals, Derivative::state));
+  const Plan plan = bernstein(fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state));
   a.solver->set_plan(plan);
   EXPECT_LE(max_difference(a.solver->state(), start), 1e-13);
   EXPECT_LE(max_difference(a.solver->rhs(0.0), rhs), 1e-11 * max_abs(rhs));
@@ -229,7 +218,7 @@ void expect_refused(const std::function<void()>& make, const std::string& reason
 }
 
 TEST(BernsteinPlans, RefusedWhereTheBasisDoesNotCarryOver) {
-  const Plan plan = bernstein(fused(Layout::field_major, 2, Operators::global, Derivative::flux));
+  const Plan plan = bernstein(fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux));
   // The PML's damping varies over the element (sigma(x)).
   expect_refused([&] { Cavity pml("maxwell2d_tm_pml", 2, 2, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan); },
                  "the source of the law 'maxwell2d_tm_pml'");
@@ -304,7 +293,7 @@ struct IncidentRun {
 };
 
 TEST(BernsteinPlans, IncidentFieldsOnBoundaryAndTotalFieldFaces) {
-  const Plan by_column = bernstein(fused(Layout::element_major, 3, Operators::literals, Derivative::state,
+  const Plan by_column = bernstein(fused_plan(Layout::element_major, 3, 1, Operators::literals, Derivative::state,
                                          Products::scalar, Prefetch::async));
   const Plan unfused = bernstein(Plan{});
   struct Incident {
@@ -327,7 +316,7 @@ TEST(BernsteinPlans, IncidentFieldsOnBoundaryAndTotalFieldFaces) {
 }
 
 TEST(BernsteinPlans, TextAndDescription) {
-  const Plan plan = bernstein(fused(Layout::element_major, 4, Operators::literals, Derivative::state));
+  const Plan plan = bernstein(fused_plan(Layout::element_major, 4, 1, Operators::literals, Derivative::state));
   const std::string text = to_text(plan);
   EXPECT_NE(text.find(" basis=bernstein"), std::string::npos) << text;
   EXPECT_EQ(plan_from_text(text), plan);

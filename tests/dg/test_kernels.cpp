@@ -196,6 +196,22 @@ void expect_compiles(rtcg::Compiler& compiler, const GeneratedKernels& kernels) 
   EXPECT_NO_THROW((void)compiler.compile(program)) << kernels.name << "\n" << kernels.source;
 }
 
+// As expect_compiles; `verbose` (RTDG_PTXAS_VERBOSE, for tuning work) also prints ptxas' report
+// of registers and spills under `label`, with the CUBIN's size.
+void expect_compiles_verbose(rtcg::Compiler& compiler, const GeneratedKernels& kernels, bool verbose,
+                             const std::string& label) {
+  rtcg::Program program;
+  program.name = kernels.name;
+  program.source = kernels.source;
+  if (verbose) program.options.push_back("--ptxas-options=-v");
+  try {
+    const auto binary = compiler.compile(program);
+    if (verbose) std::printf("%s: %zu bytes of CUBIN\n%s\n", label.c_str(), binary.image.size(), binary.log.c_str());
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << kernels.name << ": " << error.what();
+  }
+}
+
 // Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
 // and both precisions, for sm_80.
 TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
@@ -293,19 +309,9 @@ TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
           const GeneratedKernels kernels = generate_kernels(spec);
           EXPECT_NE(kernels.source.find("By-column products"), std::string::npos);
           EXPECT_EQ(kernels.source.find("rtdg_cops") != std::string::npos, operators == Operators::constant);
-          rtcg::Program program;
-          program.name = kernels.name;
-          program.source = kernels.source;
-          if (verbose) program.options.push_back("--ptxas-options=-v");
-          try {
-            const auto binary = nvrtc->compile(program);
-            if (verbose)
-              std::printf("N%d %s %s %s: %zu bytes of CUBIN (two kernels)\n%s\n", N, to_string(operators),
-                          scalar == fluxes::ScalarType::float32 ? "f32" : "f64", to_string(derivative),
-                          binary.image.size(), binary.log.c_str());
-          } catch (const std::exception& error) {
-            ADD_FAILURE() << kernels.name << ": " << error.what();
-          }
+          expect_compiles_verbose(*nvrtc, kernels, verbose,
+                                  "N" + std::to_string(N) + " " + to_string(operators) + " " +
+                                      (scalar == fluxes::ScalarType::float32 ? "f32 " : "f64 ") + to_string(derivative));
         }
   }
 }
@@ -343,18 +349,9 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
         // From order 6 (28 nodes per face) each face's layers are a function of their own.
         EXPECT_EQ(kernels.source.find("__device__ __noinline__ void rtdg_lift_face_3") != std::string::npos,
                   by_column && N >= 6);
-        rtcg::Program program;
-        program.name = kernels.name;
-        program.source = kernels.source;
-        if (verbose) program.options.push_back("--ptxas-options=-v");
-        try {
-          const auto binary = nvrtc->compile(program);
-          if (verbose)
-            std::printf("N%d %s %s:\n%s\n", N, by_column ? "by column" : "unfused",
-                        scalar == fluxes::ScalarType::float32 ? "f32" : "f64", binary.log.c_str());
-        } catch (const std::exception& error) {
-          ADD_FAILURE() << kernels.name << ": " << error.what();
-        }
+        expect_compiles_verbose(*nvrtc, kernels, verbose,
+                                "N" + std::to_string(N) + (by_column ? " by column " : " unfused ") +
+                                    (scalar == fluxes::ScalarType::float32 ? "f32" : "f64"));
       }
 }
 

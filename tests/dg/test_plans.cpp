@@ -28,57 +28,45 @@ using test::max_difference;
 
 std::vector<double> random_state(std::size_t n) { return test::random_state(n, 7); }
 
-Plan fused(Layout layout, int elements, int nodes_per_thread, Operators operators, Derivative derivative,
-           Products products = Products::scalar, Prefetch prefetch = Prefetch::off) {
-  Plan plan;
-  plan.products = products;
-  plan.prefetch = prefetch;
-  plan.fusion = Fusion::stage;
-  plan.layout = layout;
-  plan.stage_elements_per_block = elements;
-  plan.nodes_per_thread = nodes_per_thread;
-  plan.operators = operators;
-  plan.derivative = derivative;
-  return plan;
-}
+using test::fused_plan;
 
 // Plans that between them take every value of every fused-plan field.
 std::vector<Plan> fused_plans() {
-  return {fused(Layout::field_major, 0, 1, Operators::global, Derivative::flux),
-          fused(Layout::element_major, 3, 2, Operators::shared, Derivative::flux),
-          fused(Layout::field_major, 2, 3, Operators::shared, Derivative::state),
-          fused(Layout::element_major, 1, 4, Operators::global, Derivative::state),
+  return {fused_plan(Layout::field_major, 0, 1, Operators::global, Derivative::flux),
+          fused_plan(Layout::element_major, 3, 2, Operators::shared, Derivative::flux),
+          fused_plan(Layout::field_major, 2, 3, Operators::shared, Derivative::state),
+          fused_plan(Layout::element_major, 1, 4, Operators::global, Derivative::state),
           // Tensor products (the host runs the padded fragment products as loops): columns
           // not a multiple of 8 (3 elements), a partial last block, both derivatives.
-          fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor),
-          fused(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor),
+          fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor),
+          fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor),
           // Prefetched traces (and update inputs, with tensor products).
-          fused(Layout::element_major, 3, 2, Operators::global, Derivative::flux, Products::scalar, Prefetch::on),
-          fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on),
-          fused(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on),
+          fused_plan(Layout::element_major, 3, 2, Operators::global, Derivative::flux, Products::scalar, Prefetch::on),
+          fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on),
+          fused_plan(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on),
           // Prefetch async (the state, traces and geometry copied into shared memory, the
           // geometry read there): scalar and tensor products, both derivatives, split
           // directions, partial last blocks (3 and 5 elements).
           // Geometry read from global memory or from the block's copy in shared memory.
-          fused(Layout::field_major, 3, 2, Operators::shared, Derivative::flux, Products::scalar, Prefetch::async),
+          fused_plan(Layout::field_major, 3, 2, Operators::shared, Derivative::flux, Products::scalar, Prefetch::async),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::scalar, Prefetch::async);
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::scalar, Prefetch::async);
             plan.geometry = GeometryPlace::shared;
             return plan;
           }(),
-          fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async),
+          fused_plan(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async),
           [] {
-            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
-            plan.geometry = GeometryPlace::shared;
-            return plan;
-          }(),
-          [] {
-            Plan plan = fused(Layout::field_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
+            Plan plan = fused_plan(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
             plan.geometry = GeometryPlace::shared;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
+            Plan plan = fused_plan(Layout::field_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
+            plan.geometry = GeometryPlace::shared;
+            return plan;
+          }(),
+          [] {
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
             plan.directions = Directions::split;
             plan.geometry = GeometryPlace::shared;
             return plan;
@@ -86,22 +74,22 @@ std::vector<Plan> fused_plans() {
           // Face connectivity (one word per face for vmapP): the neighbour read in the face
           // fluxes (no prefetch), gathered with the state (on), copied (async, both geometries).
           [] {
-            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux);
+            Plan plan = fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux);
             plan.connectivity = Connectivity::faces;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 2, 2, Operators::global, Derivative::state, Products::scalar, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 2, 2, Operators::global, Derivative::state, Products::scalar, Prefetch::on);
             plan.connectivity = Connectivity::faces;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
+            Plan plan = fused_plan(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
             plan.connectivity = Connectivity::faces;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
             plan.geometry = GeometryPlace::shared;
             plan.connectivity = Connectivity::faces;
             return plan;
@@ -112,30 +100,30 @@ std::vector<Plan> fused_plans() {
           // than sq's column (3D, 64 bytes), scalar and tensor products, each prefetch, both
           // layouts, with face connectivity.
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
                               Prefetch::async);
             plan.align = 16;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
+            Plan plan = fused_plan(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::async);
             plan.directions = Directions::split;
             plan.geometry = GeometryPlace::shared;
             plan.align = 64;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux);
+            Plan plan = fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux);
             plan.align = 128;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 2, 2, Operators::global, Derivative::state, Products::scalar, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 2, 2, Operators::global, Derivative::state, Products::scalar, Prefetch::on);
             plan.align = 32;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
                               Prefetch::async);
             plan.geometry = GeometryPlace::shared;
             plan.connectivity = Connectivity::faces;
@@ -145,12 +133,12 @@ std::vector<Plan> fused_plans() {
           // 16-row tiles (on sm_90 the m16n8k16/m16n8k4 path; the output columns are padded
           // to 16 rows), both derivatives, one with the tile outputs held in registers.
           [] {
-            Plan plan = fused(Layout::field_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::field_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
             plan.tile_rows = 16;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor);
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor);
             plan.tile_rows = 16;
             return plan;
           }(),
@@ -158,20 +146,20 @@ std::vector<Plan> fused_plans() {
           // leave padding columns), each product path: state, joint flux with held tiles, split
           // directions, with a set k unrolling and prefetch async; a last partial row item.
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
                               Prefetch::async);
             plan.tiles = Tiles::columns;
             plan.row_tiles = 2;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
             plan.tiles = Tiles::columns;
             plan.row_tiles = 3;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 8, 1, Operators::global, Derivative::flux, Products::tensor,
+            Plan plan = fused_plan(Layout::element_major, 8, 1, Operators::global, Derivative::flux, Products::tensor,
                               Prefetch::async);
             plan.tiles = Tiles::columns;
             plan.directions = Directions::split;
@@ -183,12 +171,12 @@ std::vector<Plan> fused_plans() {
           // inside a fragment when Np is not a multiple of 4): padded columns and a partial
           // last block, 16-row tiles with prefetch.
           [] {
-            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor);
+            Plan plan = fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux, Products::tensor);
             plan.directions = Directions::split;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
             plan.tile_rows = 16;
             plan.directions = Directions::split;
             return plan;
@@ -197,17 +185,17 @@ std::vector<Plan> fused_plans() {
           // tensor products, both derivatives, split directions; partial last groups and
           // blocks with fewer groups than the plan's.
           [] {
-            Plan plan = fused(Layout::field_major, 4, 2, Operators::shared, Derivative::flux, Products::scalar, Prefetch::on);
+            Plan plan = fused_plan(Layout::field_major, 4, 2, Operators::shared, Derivative::flux, Products::scalar, Prefetch::on);
             plan.groups_per_block = 3;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::on);
             plan.groups_per_block = 4;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 5, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
             plan.directions = Directions::split;
             plan.groups_per_block = 2;
             return plan;
@@ -215,17 +203,17 @@ std::vector<Plan> fused_plans() {
           // Several operator row tiles per warp item (a last partial item where the row tiles
           // are not a multiple): each product path (state, joint flux, split flux, pipelined).
           [] {
-            Plan plan = fused(Layout::field_major, 3, 1, Operators::global, Derivative::state, Products::tensor);
+            Plan plan = fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::state, Products::tensor);
             plan.row_tiles = 2;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
             plan.row_tiles = 3;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
             plan.directions = Directions::split;
             plan.row_tiles = 2;
             plan.groups_per_block = 2;
@@ -234,14 +222,14 @@ std::vector<Plan> fused_plans() {
           // The products' k loops unrolled a set number of steps (on the host the products are
           // loops either way; the GPU test checks the CUDA code).
           [] {
-            Plan plan = fused(Layout::element_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
             plan.directions = Directions::split;
             plan.k_unroll = 2;
             return plan;
           }(),
           // The same with the next k step's fragments loaded ahead, 16-row tiles of the state.
           [] {
-            Plan plan = fused(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor,
+            Plan plan = fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor,
                               Prefetch::async);
             plan.tile_rows = 16;
             plan.k_unroll = 2;
@@ -253,31 +241,31 @@ std::vector<Plan> fused_plans() {
           // teams have no elements), groups in turn and pipelined; one team alone with its
           // copy; scalar products in teams (each team its own copy of D and LIFT).
           [] {
-            Plan plan = fused(Layout::field_major, 3, 1, Operators::shared, Derivative::flux, Products::tensor);
+            Plan plan = fused_plan(Layout::field_major, 3, 1, Operators::shared, Derivative::flux, Products::tensor);
             plan.teams = 3;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::tensor);
+            Plan plan = fused_plan(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::tensor);
             plan.tile_rows = 16;
             plan.teams = 2;
             plan.groups_per_block = 3;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::shared, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::shared, Derivative::flux, Products::tensor, Prefetch::on);
             plan.directions = Directions::split;
             plan.teams = 2;
             plan.groups_per_block = 2;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::element_major, 4, 1, Operators::shared, Derivative::flux, Products::tensor, Prefetch::on);
+            Plan plan = fused_plan(Layout::element_major, 4, 1, Operators::shared, Derivative::flux, Products::tensor, Prefetch::on);
             plan.groups_per_block = 3;
             return plan;
           }(),
           [] {
-            Plan plan = fused(Layout::field_major, 2, 2, Operators::shared, Derivative::state);
+            Plan plan = fused_plan(Layout::field_major, 2, 2, Operators::shared, Derivative::state);
             plan.teams = 3;
             plan.groups_per_block = 2;
             return plan;
@@ -285,12 +273,12 @@ std::vector<Plan> fused_plans() {
           // Products by column with the operators in constant memory or as literals (zero
           // entries dropped): both derivatives, each prefetch, pipelined groups, a partial last
           // block (3 elements per block).
-          fused(Layout::field_major, 3, 1, Operators::literals, Derivative::flux),
-          fused(Layout::element_major, 4, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async),
-          fused(Layout::element_major, 3, 1, Operators::constant, Derivative::flux, Products::scalar, Prefetch::on),
-          fused(Layout::field_major, 2, 1, Operators::constant, Derivative::state),
+          fused_plan(Layout::field_major, 3, 1, Operators::literals, Derivative::flux),
+          fused_plan(Layout::element_major, 4, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async),
+          fused_plan(Layout::element_major, 3, 1, Operators::constant, Derivative::flux, Products::scalar, Prefetch::on),
+          fused_plan(Layout::field_major, 2, 1, Operators::constant, Derivative::state),
           [] {
-            Plan plan = fused(Layout::element_major, 3, 1, Operators::literals, Derivative::state, Products::scalar,
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::literals, Derivative::state, Products::scalar,
                               Prefetch::on);
             plan.groups_per_block = 2;
             return plan;
@@ -344,7 +332,7 @@ TEST(SolverPlans, SetPlanKeepsTheStateAcrossLayouts) {
   const std::vector<double> start = random_state(a.solver->size());
   a.solver->set_state(start);
   const std::vector<double> rhs = a.solver->rhs(0.0);
-  a.solver->set_plan(fused(Layout::element_major, 2, 2, Operators::shared, Derivative::state));
+  a.solver->set_plan(fused_plan(Layout::element_major, 2, 2, Operators::shared, Derivative::state));
   EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
   EXPECT_LE(max_difference(a.solver->rhs(0.0), rhs), 1e-12 * max_abs(rhs));
   a.solver->set_plan(Plan{});
@@ -374,7 +362,7 @@ TEST(SolverPlans, PaddedNodeStride) {
     a.solver->keep_change();
     a.solver->restore_kept_state();
 
-    Plan padded = fused(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
+    Plan padded = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async);
     padded.align = 16;
     a.solver->set_plan(padded);
     EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
@@ -433,12 +421,12 @@ TEST(SolverPlans, DescribeAndParseNames) {
   } catch (const Error& error) {
     EXPECT_STREQ(error.what(), "unknown fusion 'kernel'; valid values: none, stage");
   }
-  const Plan plan = fused(Layout::element_major, 4, 2, Operators::shared, Derivative::state);
+  const Plan plan = fused_plan(Layout::element_major, 4, 2, Operators::shared, Derivative::state);
   EXPECT_EQ(plan.describe(),
             "fused stage, element_major, 4 elements/block, 2 nodes/thread, operators shared, derivative of the state");
   EXPECT_EQ(parse_prefetch("on"), Prefetch::on);
   EXPECT_EQ(parse_prefetch("async"), Prefetch::async);
-  const Plan prefetching = fused(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+  const Plan prefetching = fused_plan(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
   EXPECT_EQ(prefetching.describe(),
             "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
             "cores, prefetch");
@@ -638,7 +626,7 @@ TEST(SolverPlans, DescribeAndParseNames) {
   // A plan text from before prefetching existed does not prefetch.
   EXPECT_EQ(plan_from_text("fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tensor"),
-            fused(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor));
+            fused_plan(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor));
 }
 
 // The device-side kept state and reference change the tuner uses: restored and compared
@@ -655,7 +643,7 @@ TEST(SolverPlans, KeptStateAndChangeAcrossLayouts) {
   const double scale = a.solver->compare_change().scale;
   EXPECT_GT(scale, 0.0);
 
-  a.solver->set_plan(fused(Layout::element_major, 2, 1, Operators::global, Derivative::state),
+  a.solver->set_plan(fused_plan(Layout::element_major, 2, 1, Operators::global, Derivative::state),
                      Solver::StateOnReplan::discard);
   a.solver->restore_kept_state();
   EXPECT_EQ(max_difference(a.solver->state(), start), 0.0);
@@ -667,7 +655,7 @@ TEST(SolverPlans, KeptStateAndChangeAcrossLayouts) {
   // Two more state layouts in turn (node strides 12 and 16: Plan::align), and back: each
   // reads the kept state and change converted from the saved ones.
   for (const int align : {32, 128, 0}) {
-    Plan padded = fused(Layout::element_major, 2, 1, Operators::global, Derivative::state);
+    Plan padded = fused_plan(Layout::element_major, 2, 1, Operators::global, Derivative::state);
     padded.align = align;
     a.solver->set_plan(padded, Solver::StateOnReplan::discard);
     a.solver->restore_kept_state();
@@ -700,11 +688,11 @@ TEST(SolverPlans, TensorProductsInFloatMatchTheDefaultFloatPlan) {
   reference.solver->set_state(start);
   exact.solver->set_state(start);
   const std::vector<double> rhs = reference.solver->rhs(0.25), rhs64 = exact.solver->rhs(0.25);
-  Plan joint = fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
-  Plan split = fused(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor);
+  Plan joint = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor, Prefetch::on);
+  Plan split = fused_plan(Layout::field_major, 4, 1, Operators::global, Derivative::flux, Products::tensor);
   split.directions = Directions::split;
   split.tile_rows = 16;
-  const Plan state = fused(Layout::field_major, 2, 1, Operators::global, Derivative::state, Products::tensor);
+  const Plan state = fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::state, Products::tensor);
   // TF32 products: on the host the same padded products in double (CUDA: three TF32 products
   // per tile, checked against the default plan by the gpu tests).
   Plan tf32_split = split, tf32_state = state;
@@ -753,7 +741,7 @@ TEST(SolverPlans, KernelUsesNameTheLaunchesOfAStep) {
   EXPECT_EQ(names, (std::vector<std::string>{"rtdg_volume", "rtdg_surface", "rtdg_lserk"}));
   for (const Integrator integrator : {Integrator::lserk4, Integrator::ssprk3}) {
     Cavity fused_case("maxwell3d", 1, 2, host(), 1.0, fluxes::ScalarType::float64, integrator,
-                      fused(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor));
+                      fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::flux, Products::tensor));
     const std::vector<rtcg::tune::KernelUse> uses = fused_case.solver->kernel_uses();
     ASSERT_EQ(uses.size(), 1u);
     EXPECT_EQ(uses[0].kernel, integrator == Integrator::lserk4 ? "rtdg_stage_lserk" : "rtdg_stage_ssp");
@@ -767,7 +755,7 @@ TEST(SolverPlans, KernelUsesNameTheLaunchesOfAStep) {
 TEST(SolverPlans, OversizedPlansAreRefused) {
   Cavity a("maxwell3d", 1, 3, host());  // Np = 20: 64 elements are 1280 threads
   try {
-    a.solver->set_plan(fused(Layout::field_major, 64, 1, Operators::global, Derivative::flux));
+    a.solver->set_plan(fused_plan(Layout::field_major, 64, 1, Operators::global, Derivative::flux));
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("more than 1024 threads per block"), std::string::npos) << error.what();
@@ -786,7 +774,7 @@ TEST(SolverPlans, ColumnTilesThatDoNotFitAreRefused) {
     }
     return std::string("no error");
   };
-  Plan plan = fused(Layout::element_major, 8, 1, Operators::global, Derivative::flux, Products::tensor);
+  Plan plan = fused_plan(Layout::element_major, 8, 1, Operators::global, Derivative::flux, Products::tensor);
   plan.tiles = Tiles::columns;
   plan.row_tiles = 2;
   EXPECT_NO_THROW(a.solver->set_plan(plan));
@@ -818,7 +806,7 @@ TEST(SolverPlans, ByColumnPlansThatDoNotFitAreRefused) {
     return std::string("no error");
   };
   Cavity a("maxwell3d", 1, 2, host());
-  const Plan plan = fused(Layout::element_major, 4, 1, Operators::literals, Derivative::flux);
+  const Plan plan = fused_plan(Layout::element_major, 4, 1, Operators::literals, Derivative::flux);
   EXPECT_NO_THROW(a.solver->set_plan(plan));
   Plan tensor = plan;
   tensor.products = Products::tensor;
@@ -850,7 +838,7 @@ TEST(SolverPlans, ByColumnPlansThatDoNotFitAreRefused) {
 // most 1024 threads.
 TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
-  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);
+  Plan plan = fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);
   plan.groups_per_block = 2;  // in turn, without prefetch
   EXPECT_NO_THROW(a.solver->set_plan(plan));
   plan.groups_per_block = max_groups_per_block + 1;
@@ -933,7 +921,7 @@ TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
   // Order 1, 15 elements: 96 columns in 3 groups of 4 tiles for 2 warps; 16-row tiles would
   // hold 2 items x 4 tiles x 4 accumulators.
-  Plan plan = fused(Layout::field_major, 15, 1, Operators::global, Derivative::flux, Products::tensor);
+  Plan plan = fused_plan(Layout::field_major, 15, 1, Operators::global, Derivative::flux, Products::tensor);
   plan.directions = Directions::split;
   plan.tile_rows = 16;
   try {
@@ -944,8 +932,8 @@ TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
   }
   plan.tile_rows = 8;
   EXPECT_NO_THROW(a.solver->set_plan(plan));
-  for (const Plan& other : {fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux),
-                            fused(Layout::field_major, 2, 1, Operators::global, Derivative::state, Products::tensor)}) {
+  for (const Plan& other : {fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux),
+                            fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::state, Products::tensor)}) {
     Plan split = other;
     split.directions = Directions::split;
     try {
@@ -962,7 +950,7 @@ TEST(SolverPlans, SplitDirectionsThatDoNotFitAreRefused) {
 // Row tiles per warp item are for tensor products, and count in split directions' registers.
 TEST(SolverPlans, RowTilesOutsideTensorProductsOrRegistersAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
-  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
+  Plan plan = fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
   plan.row_tiles = 2;
   try {
     a.solver->set_plan(plan);
@@ -975,7 +963,7 @@ TEST(SolverPlans, RowTilesOutsideTensorProductsOrRegistersAreRefused) {
   // Order 1 (one row tile), 15 elements: 3 groups of 4 column tiles for 2 warps, so 2 items of
   // 4 tiles per warp: 32 accumulator registers at one row tile, 64 at two (the second a
   // recomputed copy of the first, but held all the same).
-  plan = fused(Layout::field_major, 15, 1, Operators::global, Derivative::flux, Products::tensor);
+  plan = fused_plan(Layout::field_major, 15, 1, Operators::global, Derivative::flux, Products::tensor);
   plan.directions = Directions::split;
   EXPECT_NO_THROW(a.solver->set_plan(plan));
   plan.row_tiles = 2;
@@ -992,7 +980,7 @@ TEST(SolverPlans, RowTilesOutsideTensorProductsOrRegistersAreRefused) {
 // A set k-loop unrolling is for tensor products; out-of-range counts are refused.
 TEST(SolverPlans, KUnrollOutsideTensorProductsIsRefused) {
   Cavity a("maxwell3d", 1, 1, host());
-  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
+  Plan plan = fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
   plan.k_unroll = 2;
   try {
     a.solver->set_plan(plan);
@@ -1013,7 +1001,7 @@ TEST(SolverPlans, KUnrollOutsideTensorProductsIsRefused) {
 // Loading k steps ahead is for FP64 tensor products whose k loops are unrolled a set count.
 TEST(SolverPlans, KAheadOutsideUnrolledTensorProductsIsRefused) {
   Cavity a("maxwell3d", 1, 1, host());
-  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);
+  Plan plan = fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);
   plan.k_ahead = 1;
   auto refusal = [&] {
     try {
@@ -1041,7 +1029,7 @@ TEST(SolverPlans, KAheadOutsideUnrolledTensorProductsIsRefused) {
 
 // TF32 products are for float plans with 16-row tiles; anything else is refused with what to use.
 TEST(SolverPlans, Tf32ProductsOutsideFloatOr16RowTilesAreRefused) {
-  Plan plan = fused(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tf32x3);
+  Plan plan = fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tf32x3);
   plan.tile_rows = 16;
   Cavity a("maxwell3d", 1, 2, host());  // double
   try {
@@ -1088,9 +1076,9 @@ u = "u.int"
   setup.parameters = fluxes::resolve_parameters(law, {});
   for (const char* wall : {"xmin", "xmax", "ymin", "ymax"}) setup.boundaries.push_back({wall, "outflow", ""});
   Solver solver(host(), disc, setup);
-  solver.set_plan(fused(Layout::field_major, 1, 1, Operators::global, Derivative::flux));  // fine
+  solver.set_plan(fused_plan(Layout::field_major, 1, 1, Operators::global, Derivative::flux));  // fine
   try {
-    solver.set_plan(fused(Layout::field_major, 1, 1, Operators::global, Derivative::state));
+    solver.set_plan(fused_plan(Layout::field_major, 1, 1, Operators::global, Derivative::state));
     FAIL() << "no error";
   } catch (const Error& error) {
     EXPECT_NE(std::string(error.what()).find("the law 'burgers2d' has a nonlinear or position-dependent flux"),
