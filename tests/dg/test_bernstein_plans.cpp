@@ -44,10 +44,14 @@ using test::fused_plan;
 
 // Bernstein plans of every family: unfused, fused with the operators in global and shared
 // memory, by column (literals and constant memory; the state derivative in layers, the flux
-// derivative as a product), tensor products, and a padded node stride.
+// derivative as a product), the lattice stencil (with the geometry in shared memory, and
+// field-major without prefetch), tensor products, and a padded node stride.
 std::vector<Plan> bernstein_plans() {
   Plan padded = fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async);
   padded.align = 32;
+  Plan stencil_shared = fused_plan(Layout::element_major, 3, 1, Operators::stencil, Derivative::state, Products::scalar,
+                                   Prefetch::async);
+  stencil_shared.geometry = GeometryPlace::shared;
   return {bernstein(Plan{}),
           bernstein(fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux)),
           bernstein(fused_plan(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::scalar, Prefetch::on)),
@@ -56,12 +60,15 @@ std::vector<Plan> bernstein_plans() {
           bernstein(fused_plan(Layout::field_major, 2, 1, Operators::constant, Derivative::state)),
           bernstein(fused_plan(Layout::field_major, 3, 1, Operators::literals, Derivative::flux)),
           bernstein(fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async)),
+          bernstein(stencil_shared),
+          bernstein(fused_plan(Layout::field_major, 2, 1, Operators::stencil, Derivative::state)),
           bernstein(padded)};
 }
 
 bool lifts_in_layers(const Plan& plan) {
   return plan.fusion == Fusion::stage && plan.derivative == Derivative::state && plan.products == Products::scalar &&
-         (plan.operators == Operators::literals || plan.operators == Operators::constant);
+         (plan.operators == Operators::literals || plan.operators == Operators::constant ||
+          plan.operators == Operators::stencil);
 }
 
 struct Case {
@@ -110,11 +117,14 @@ TEST(BernsteinPlans, OutlinedFaceLayersAtOrder6) {
   const std::vector<double> start = random_state(reference.solver->size());
   reference.solver->set_state(start);
   const std::vector<double> rhs = reference.solver->rhs(0.25);
-  const Plan plan = bernstein(fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state));
-  Cavity other("maxwell3d", 1, 6, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
-  EXPECT_NE(other.solver->kernels().source.find("rtdg_lift_face_3(x, y);"), std::string::npos);
-  other.solver->set_state(start);
-  EXPECT_LE(max_difference(other.solver->rhs(0.25), rhs), 1e-11 * max_abs(rhs));
+  for (const Operators operators : {Operators::literals, Operators::stencil}) {
+    const Plan plan = bernstein(fused_plan(Layout::element_major, 2, 1, operators, Derivative::state));
+    SCOPED_TRACE(plan.describe());
+    Cavity other("maxwell3d", 1, 6, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
+    EXPECT_NE(other.solver->kernels().source.find("rtdg_lift_face_3(x, y);"), std::string::npos);
+    other.solver->set_state(start);
+    EXPECT_LE(max_difference(other.solver->rhs(0.25), rhs), 1e-11 * max_abs(rhs));
+  }
 }
 
 // The kernels really run on coefficients: the Bernstein plan's device state is not the nodal
@@ -229,6 +239,34 @@ TEST(BernsteinPlans, RefusedWhereTheBasisDoesNotCarryOver) {
     EXPECT_EQ(pml.solver->setup().plan, Plan{});
   }
 
+  // The lattice stencil: Bernstein plans of the fused stage that differentiate the state.
+  {
+    Cavity cavity("maxwell2d_tm", 2, 2, host());
+    auto refused = [&](const Plan& refused_plan) {
+      try {
+        cavity.solver->set_plan(refused_plan);
+        ADD_FAILURE() << "not refused: " << refused_plan.describe();
+      } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("the plan does not fit: operators = stencil"), std::string::npos)
+            << error.what();
+      }
+    };
+    const Plan stencil = bernstein(fused_plan(Layout::field_major, 2, 1, Operators::stencil, Derivative::state));
+    Plan nodal = stencil;
+    nodal.basis = Basis::nodal;
+    refused(nodal);
+    Plan flux = stencil;
+    flux.derivative = Derivative::flux;
+    refused(flux);
+    Plan unfused = bernstein(Plan{});
+    unfused.operators = Operators::stencil;
+    refused(unfused);
+    Plan tensor = stencil;
+    tensor.products = Products::tensor;
+    refused(tensor);
+    EXPECT_EQ(cavity.solver->setup().plan, Plan{});
+  }
+
   // Shock capturing (the filter works on nodal values).
   {
     const fluxes::Law law = test::law_file("maxwell2d_tm");
@@ -296,6 +334,8 @@ TEST(BernsteinPlans, IncidentFieldsOnBoundaryAndTotalFieldFaces) {
   const Plan by_column = bernstein(fused_plan(Layout::element_major, 3, 1, Operators::literals, Derivative::state,
                                          Products::scalar, Prefetch::async));
   const Plan unfused = bernstein(Plan{});
+  const Plan stencil = bernstein(fused_plan(Layout::field_major, 2, 1, Operators::stencil, Derivative::state,
+                                       Products::scalar, Prefetch::async));
   struct Incident {
     const char* law;
     int dim, n, N;
@@ -308,7 +348,7 @@ TEST(BernsteinPlans, IncidentFieldsOnBoundaryAndTotalFieldFaces) {
     IncidentRun run(c.law, c.dim, c.n, c.N, c.tfsf);
     const std::vector<double> expected = run.run(Plan{}, c.steps);
     ASSERT_GT(max_abs(expected), 1e-4);  // the wave has come in
-    for (const Plan& plan : {by_column, unfused}) {
+    for (const Plan& plan : {by_column, unfused, stencil}) {
       SCOPED_TRACE(plan.describe());
       EXPECT_LE(max_difference(run.run(plan, c.steps), expected), 1e-11 * max_abs(expected));
     }
@@ -321,6 +361,10 @@ TEST(BernsteinPlans, TextAndDescription) {
   EXPECT_NE(text.find(" basis=bernstein"), std::string::npos) << text;
   EXPECT_EQ(plan_from_text(text), plan);
   EXPECT_EQ(plan_from_text(to_text(bernstein(Plan{}))), bernstein(Plan{}));
+  const Plan stencil = bernstein(fused_plan(Layout::element_major, 4, 1, Operators::stencil, Derivative::state));
+  EXPECT_NE(to_text(stencil).find(" operators=stencil "), std::string::npos) << to_text(stencil);
+  EXPECT_EQ(plan_from_text(to_text(stencil)), stencil);
+  EXPECT_NE(stencil.describe().find("operators stencil"), std::string::npos) << stencil.describe();
   // Nodal plans keep the text they had before the basis was a plan value.
   EXPECT_EQ(to_text(Plan{}).find("basis"), std::string::npos);
   EXPECT_EQ(plan_from_text(to_text(Plan{}) + " basis=nodal"), Plan{});

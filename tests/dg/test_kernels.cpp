@@ -329,8 +329,11 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
   const char* orders = std::getenv("RTDG_PTXAS_ORDERS");
   for (const int N : {2, 4, 5, 6, 7})
     for (const auto scalar : {fluxes::ScalarType::float32, fluxes::ScalarType::float64})
-      for (const bool by_column : {true, false}) {
-        if (orders ? std::atoi(orders) != N : (N == 5 || N == 7 || (!by_column && N != 4))) continue;
+      // By column: literal operators or the lattice stencil; else the unfused kernels.
+      for (const char* variant : {"literals", "stencil", "unfused"}) {
+        const bool by_column = variant != std::string("unfused");
+        const bool stencil = variant == std::string("stencil");
+        if (orders ? std::atoi(orders) != N : (N == 5 || N == 7 || (!by_column && N != 4) || (stencil && N == 2))) continue;
         spec.element = &element(Shape::tetrahedron, N);
         spec.scalar = scalar;
         spec.plan = Plan{};
@@ -339,18 +342,19 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
           spec.plan.layout = Layout::element_major;
           spec.plan.stage_elements_per_block = 2;
           spec.plan.prefetch = Prefetch::async;
-          spec.plan.operators = Operators::literals;
+          spec.plan.operators = stencil ? Operators::stencil : Operators::literals;
           spec.plan.derivative = Derivative::state;
         }
         spec.plan.basis = Basis::bernstein;
         const GeneratedKernels kernels = generate_kernels(spec);
         EXPECT_NE(kernels.source.find("rtdg_face_coefficients[m * NFP + jj]"), std::string::npos);
         EXPECT_EQ(kernels.source.find("LIFT in the Bernstein layers") != std::string::npos, by_column);
+        EXPECT_EQ(kernels.source.find("D_a u by the Bernstein lattice stencil") != std::string::npos, stencil);
         // From order 6 (28 nodes per face) each face's layers are a function of their own.
         EXPECT_EQ(kernels.source.find("__device__ __noinline__ void rtdg_lift_face_3") != std::string::npos,
                   by_column && N >= 6);
         expect_compiles_verbose(*nvrtc, kernels, verbose,
-                                "N" + std::to_string(N) + (by_column ? " by column " : " unfused ") +
+                                "N" + std::to_string(N) + " " + variant + " " +
                                     (scalar == fluxes::ScalarType::float32 ? "f32" : "f64"));
       }
 }

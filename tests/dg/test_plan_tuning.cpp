@@ -556,9 +556,13 @@ TEST(PlanTuning, BernsteinPlansByColumnWhereTheLawTakesThem) {
   EXPECT_THROW((void)plan_of(old_point), Error);
 
   const rtcg::DeviceInfo h100 = h100_limits();
-  EXPECT_EQ(basis_pruned(plan, 5, h100), "");
-  EXPECT_EQ(basis_pruned(plan, 6, h100), "");
-  for (int order : {3, 4, 7}) EXPECT_EQ(basis_pruned(plan, order, h100).rfind("the Bernstein basis outside orders 5-6", 0), 0u);
+  for (int order : {5, 6, 7}) EXPECT_EQ(basis_pruned(plan, order, h100), "");
+  for (int order : {3, 4}) EXPECT_EQ(basis_pruned(plan, order, h100).rfind("the Bernstein basis outside orders 5-7", 0), 0u);
+  // The lattice stencil from order 4 on, any elements per block.
+  Plan stencil = plan_from_text(to_text(plan) + " operators=stencil elements=8");
+  EXPECT_EQ(plan_of(point_of(stencil)), stencil);
+  for (int order : {4, 5, 6, 7}) EXPECT_EQ(basis_pruned(stencil, order, h100), "");
+  EXPECT_EQ(basis_pruned(stencil, 3, h100).rfind("the Bernstein stencil below order 4", 0), 0u);
   EXPECT_EQ(operators_pruned(plan, 20000, h100, false), "");  // the nodal literal limit is not theirs
   for (const char* other : {"elements=8", "derivative=flux", "prefetch=on", "operators=constant"}) {
     Plan changed = plan_from_text(to_text(plan) + " " + other);
@@ -587,7 +591,7 @@ TEST(PlanTuning, OperatorsPrunedOnCuda) {
   EXPECT_EQ(literals.describe(), "fused stage, element_major, 8 elements/block, 1 nodes/thread, operators literals, "
                                  "derivative of the flux, prefetch async");
   rtcg::tune::Point unknown = point_of(literals);
-  unknown["operators"] = 4;
+  unknown["operators"] = 5;
   EXPECT_THROW((void)plan_of(unknown), Error);
   const rtcg::DeviceInfo h100 = h100_limits();
   // Non-zero entries of D and LIFT on tetrahedra: 342 at order 2, 1,286 at 3, 3,810 at 4.

@@ -337,7 +337,11 @@ TEST_P(CudaBernstein, BernsteinPlansMatchTheHostsNodalPlan) {
   tensor.operators = Operators::global;
   tensor.products = Products::tensor;
   tensor.align = 16;
-  for (const Plan& plan : {by_column, tensor}) {
+  Plan stencil = by_column;
+  stencil.operators = Operators::stencil;
+  stencil.stage_elements_per_block = 2;
+  stencil.geometry = GeometryPlace::shared;
+  for (const Plan& plan : {by_column, tensor, stencil}) {
     SCOPED_TRACE(plan.describe());
     Cavity cuda_case(c.law, c.n, c.N, rtcg::backend("cuda"), 1.0, c.scalar, Integrator::lserk4, plan);
     cuda_case.solver->set_state(start);

@@ -55,7 +55,14 @@ enum class Fusion : unsigned char { none, stage };
 //           Measured on the H100 (2026-11-27, sessions 23 and 26): literals win double orders
 //           1-2 and float orders 1-3 and lose from order 3 (double) and 4 (float) on; constant
 //           memory never won (docs/tuning.md)
-enum class Operators : unsigned char { global, shared, constant, literals };
+//   stencil    Bernstein plans only (basis = bernstein, derivative = state, fused, scalar
+//           products, one node per thread): no derivative product at all. Each node's thread
+//           takes D_a u from the Bernstein lattice stencil, (d_j c)_alpha = sum_k alpha_k
+//           c_(alpha - e_k + e_j), reading its dim (dim + 1) lattice neighbours' indices and its
+//           multi-index from a table in the code (global memory, one column per node), and
+//           LIFT runs in the layers, one thread per column, as with literals. The shape of the
+//           hand-written REG stage (benchmarks/experiments/bernstein_stage.cu)
+enum class Operators : unsigned char { global, shared, constant, literals, stencil };
 
 // What the fused kernel differentiates.
 //   flux   the metric-folded fluxes G_a = sum_d (dr_a/dx_d) F_d(u): right for every law

@@ -43,7 +43,9 @@ struct PlanSpace {
   // LIFT have at most 1,024 entries together, with `prune` (operators_pruned: orders 1-2 on
   // tetrahedra); Operators::constant only where asked for and with prune off (it never came
   // first: docs/tuning.md).
-  std::vector<Operators> operators{Operators::global, Operators::shared, Operators::literals};
+  // Operators::stencil (the Bernstein lattice stencil) for Bernstein plans of the state
+  // derivative only.
+  std::vector<Operators> operators{Operators::global, Operators::shared, Operators::literals, Operators::stencil};
   std::vector<Derivative> derivatives{Derivative::flux, Derivative::state};
   // Tensor products: double, and float through the FP64 tensor cores. tf32x3 (float, compute
   // capability 8.0 and newer; ignored elsewhere) is not tried by default: on the H100 it lost

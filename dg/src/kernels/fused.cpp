@@ -128,8 +128,10 @@
 #include <fluxes/dag.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace rtdg::dg::kernels {
@@ -268,8 +270,9 @@ std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
   std::vector<ColumnPart> parts;
   auto lift = [&element](int i, int m) { return element.LIFT(i, m); };
   if (spec.plan.derivative == Derivative::state) {
-    // sY rows a NP + i = (D_a u)(i), sZ rows i = (LIFT sF)(i).
-    for (int a = 0; a < dim; ++a) {
+    // sY rows a NP + i = (D_a u)(i), sZ rows i = (LIFT sF)(i). Operators::stencil: LIFT only (the
+    // node phase takes D_a u from the lattice stencil, write_stencil_derivatives).
+    for (int a = 0; a < dim && spec.plan.operators != Operators::stencil; ++a) {
       const Eigen::MatrixXd* D = derivative[a];
       parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }}}});
     }
@@ -425,7 +428,10 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
   const std::vector<ColumnPart> parts = by_column_parts(spec);
   int tasks = 0;
   for (const ColumnPart& part : parts) tasks += part.layered ? 1 : sc.chunks;
-  w.line(std::string("// By-column products (operators ") + (literals ? "as literals" : "in constant memory") + "): " +
+  const char* where = literals                                        ? "as literals"
+                      : spec.plan.operators == Operators::stencil ? "the derivatives by stencil later"
+                                                                      : "in constant memory";
+  w.line(std::string("// By-column products (operators ") + where + "): " +
          str(static_cast<int>(parts.size())) + (parts.size() == 1 ? " part" : " parts") + " of " + str(sc.chunks) +
          (sc.chunks == 1 ? " chunk" : " chunks") + " per column.");
   auto slots = w.block("RTDG_SLOTS(s, " + str(tasks) + " * NE * NCOMP)");
@@ -478,6 +484,83 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
 
 void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, const Scratch& scratch,
                       const std::vector<std::string>& epilogue);
+
+// Operators::stencil: the Bernstein lattice of the element, one column per coefficient n
+// (coalesced for the threads of consecutive nodes): rows j * DIM + (k < j ? k : k - 1) the index
+// of alpha(n) - e_k + e_j (n itself where alpha_k = 0: its weight alpha_k is zero), row
+// DIM (DIM + 1) alpha(n) packed 8 bits per component (alpha_0 lowest). [DIM (DIM + 1) + 1][NP]
+// ints, in global memory (the threads of a warp read different entries: constant memory
+// would serialize them).
+std::vector<int> stencil_table(const Element& element) {
+  const BernsteinOperators b = make_bernstein(element);
+  const int dim = b.dim, Np = b.Np, slots = dim * (dim + 1);
+  std::map<std::array<int, 4>, int> index;
+  for (int n = 0; n < Np; ++n) index[b.alpha[static_cast<std::size_t>(n)]] = n;
+  std::vector<int> table(static_cast<std::size_t>((slots + 1) * Np), 0);
+  for (int n = 0; n < Np; ++n) {
+    const std::array<int, 4>& alpha = b.alpha[static_cast<std::size_t>(n)];
+    int packed = 0;
+    for (int k = 0; k <= dim; ++k) {
+      if (alpha[static_cast<std::size_t>(k)] > 255) throw Error("operators = stencil: order above 255");
+      packed |= alpha[static_cast<std::size_t>(k)] << (8 * k);
+    }
+    table[static_cast<std::size_t>(slots * Np + n)] = packed;
+    for (int j = 0; j <= dim; ++j)
+      for (int k = 0; k <= dim; ++k) {
+        if (k == j) continue;
+        int neighbour = n;
+        if (alpha[static_cast<std::size_t>(k)] > 0) {
+          std::array<int, 4> moved = alpha;
+          --moved[static_cast<std::size_t>(k)];
+          ++moved[static_cast<std::size_t>(j)];
+          neighbour = index.at(moved);
+        }
+        table[static_cast<std::size_t>((j * dim + (k < j ? k : k - 1)) * Np + n)] = neighbour;
+      }
+  }
+  return table;
+}
+
+void write_stencil_table(rtcg::SourceWriter& w, const Element& element) {
+  const std::vector<int> table = stencil_table(element);
+  std::string values;
+  for (std::size_t n = 0; n < table.size(); ++n) values += (n ? "," : "") + str(table[n]);
+  w.line("// The Bernstein lattice for the derivative stencil (Operators::stencil): [DIM (DIM + 1) + 1][NP],");
+  w.line("// neighbour alpha - e_k + e_j at row j DIM + (k < j ? k : k - 1), the packed multi-index last.");
+  w.line("#if RTCG_CUDA");
+  w.line("__device__ const int rtdg_stencil[" + str(static_cast<int>(table.size())) + "] = {" + values + "};");
+  w.line("#else");
+  w.line("static const int rtdg_stencil[" + str(static_cast<int>(table.size())) + "] = {" + values + "};");
+  w.line("#endif");
+  w.line();
+}
+
+// Operators::stencil, in the node phase (node i of element e, se its state columns):
+// du[c][a] = (D_a u_c)(i) from the lattice, d/dr_a = (d_(a+1) - d_0) / 2 with (d_j c)_alpha =
+// sum_k alpha_k c_(alpha - e_k + e_j) (dg/bernstein.hpp): (DIM + 1)^2 multiply-adds per component
+// instead of the up to 7 DIM entries of the sparse D rows, the neighbours' indices shared by the
+// components.
+void write_stencil_derivatives(rtcg::SourceWriter& w, int dim) {
+  const int slots = dim * (dim + 1);
+  w.line("// D_a u by the Bernstein lattice stencil (operators = stencil).");
+  w.line("int nb[" + str(slots) + "];");
+  w.line("for (int x = 0; x < " + str(slots) + "; ++x) nb[x] = rtdg_stencil[x * NP + i];");
+  w.line("const int packed = rtdg_stencil[" + str(slots) + " * NP + i];");
+  w.line("real al[DIM + 1];");
+  w.line("for (int k = 0; k <= DIM; ++k) al[k] = real((packed >> (8 * k)) & 255);");
+  w.line("real du[NCOMP][DIM];");
+  auto components = w.block("for (int c = 0; c < NCOMP; ++c)");
+  w.line("const real* u = se + c * LDQ;");
+  w.line("const real self = u[i];");
+  w.line("real d[DIM + 1];");
+  {
+    auto j_loop = w.block("for (int j = 0; j <= DIM; ++j)");
+    w.line("real v = 0;");
+    w.line("for (int k = 0; k <= DIM; ++k) v += al[k] * (k == j ? self : u[nb[j * DIM + (k < j ? k : k - 1)]]);");
+    w.line("d[j] = v;");
+  }
+  w.line("for (int a = 0; a < DIM; ++a) du[c][a] = real(0.5) * (d[a + 1] - d[0]);");
+}
 
 // The products go through sY (and sZ), then one thread per node updates: tensor products and
 // by-column products (operators constant or literals).
@@ -1451,7 +1534,12 @@ void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("if (k >= ke) continue;");
     w.line("const real* se = sq + e * (NCOMP * LDQ);");
     w.line("real rhs[NCOMP];");
-    if (by_state) {
+    if (by_state && spec.plan.operators == Operators::stencil) {
+      write_stencil_derivatives(w, spec.element->dim);
+      w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
+      write_flux_of_gradient(w, spec, pieces, "du[c][a]");
+      w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
+    } else if (by_state) {
       w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
       write_flux_of_gradient(w, spec, pieces, "sY[(e * NCOMP + c) * LDY + a * NP + i]");
       w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
@@ -1533,7 +1621,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   if (!pipelined && !in_turn) w.line("real* sq = scratch;");
   w.line("real* sF = scratch + OFF_F;");
   if (!by_state) w.line("real* sG = scratch + OFF_G;");
-  if (staged) w.line("real* sY = scratch + OFF_Y;");
+  if (staged && plan.operators != Operators::stencil) w.line("real* sY = scratch + OFF_Y;");
   if (staged && by_state) w.line("real* sZ = scratch + OFF_Z;");
   if (plan.geometry == GeometryPlace::shared) {
     w.line("// The block's geometry (GeometryPlace::shared): n and Fscale of its faces, dr_a/dx_d, the face codes.");
@@ -1704,9 +1792,13 @@ Scratch scratch_of(const KernelSpec& spec) {
                 "the 16 rows of their mma are the block's columns");
   if (sc.columns && plan.k_ahead != 0)
     throw Error("the plan does not fit: column tiles (tiles = columns) load no k step ahead (k_ahead = 0)");
-  sc.by_column = plan.operators == Operators::constant || plan.operators == Operators::literals;
+  const bool stencil = plan.operators == Operators::stencil;
+  if (stencil && (plan.basis != Basis::bernstein || !by_state))
+    throw Error("the plan does not fit: operators = stencil differentiates the state in the Bernstein basis "
+                "(basis = bernstein, derivative = state)");
+  sc.by_column = plan.operators == Operators::constant || plan.operators == Operators::literals || stencil;
   if (sc.by_column) {
-    const std::string which = plan.operators == Operators::constant ? "constant" : "literals";
+    const std::string which = plan.operators == Operators::constant ? "constant" : stencil ? "stencil" : "literals";
     if (tensor)
       throw Error("the plan does not fit: operators = " + which + " computes the products by column with FMAs "
                   "(products = scalar); tensor-core products read their operators' fragments from global or shared memory");
@@ -1741,7 +1833,7 @@ Scratch scratch_of(const KernelSpec& spec) {
   sc.ldf = tensor ? operand_ld(Nfn) : sc.by_column ? column_ld(Nfn) : Nfn;
   sc.ldg = tensor ? operand_ld(dim * Np) : sc.by_column ? column_ld(dim * Np) : dim * Np;
   if (sc.by_column) {
-    sc.ldy = column_ld(by_state ? dim * Np : Np);
+    sc.ldy = stencil ? 0 : column_ld(by_state ? dim * Np : Np);
     sc.ldz = by_state ? column_ld(Np) : 0;
     // The flux derivative in one chunk: the one thread of a column reads all of its sG and sF
     // entries before it writes its sY column, so sY can lie over sG, column by column (the same
@@ -2004,7 +2096,9 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
   const bool pre = plan.prefetch != Prefetch::off && staged_products(plan, sc);
   if (plan.operators == Operators::constant) write_constant_operators(w, spec);
-  if (plan.products == Products::scalar && (plan.operators == Operators::constant || plan.operators == Operators::literals)) {
+  if (plan.operators == Operators::stencil) write_stencil_table(w, element);
+  if (plan.products == Products::scalar && (plan.operators == Operators::constant || plan.operators == Operators::literals ||
+                                            plan.operators == Operators::stencil)) {
     const std::vector<ColumnPart> parts = by_column_parts(spec);
     if (lift_faces_outlined(element) &&
         std::any_of(parts.begin(), parts.end(), [](const ColumnPart& part) { return part.layered; }))

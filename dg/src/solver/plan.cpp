@@ -33,7 +33,8 @@ constexpr std::array layouts{std::pair{Layout::field_major, "field_major"}, std:
 constexpr std::array fusions{std::pair{Fusion::none, "none"}, std::pair{Fusion::stage, "stage"}};
 constexpr std::array operator_places{std::pair{Operators::global, "global"}, std::pair{Operators::shared, "shared"},
                                      std::pair{Operators::constant, "constant"},
-                                     std::pair{Operators::literals, "literals"}};
+                                     std::pair{Operators::literals, "literals"},
+                                     std::pair{Operators::stencil, "stencil"}};
 constexpr std::array derivatives{std::pair{Derivative::flux, "flux"}, std::pair{Derivative::state, "state"}};
 constexpr std::array product_kinds{std::pair{Products::scalar, "scalar"}, std::pair{Products::tensor, "tensor"},
                                     std::pair{Products::tf32x3, "tf32x3"}};

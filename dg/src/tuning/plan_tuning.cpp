@@ -225,7 +225,7 @@ Plan plan_of(const Point& point) {
     plan.stage_elements_per_block = value("elements");
     plan.nodes_per_thread = value("nodes_per_thread");
     const int operators = value("operators");
-    if (operators < 0 || operators > static_cast<int>(Operators::literals))
+    if (operators < 0 || operators > static_cast<int>(Operators::stencil))
       throw Error("a DG plan point with an unknown operators value: " + rtcg::tune::to_string(point));
     plan.operators = static_cast<Operators>(operators);
     plan.derivative = value("derivative") ? Derivative::state : Derivative::flux;
@@ -407,8 +407,12 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("align", align)
       .parameter("tiles", tiles)
       .parameter("basis", bases);
-  out.constraint("basis = bernstein: fused plans by column (operators constant or literals)", [](const Point& p) {
+  out.constraint("basis = bernstein: fused plans by column (operators constant, literals or stencil)", [](const Point& p) {
     return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2);
+  });
+  constexpr std::int64_t stencil = static_cast<std::int64_t>(Operators::stencil);
+  out.constraint("operators = stencil: Bernstein plans of the state derivative", [](const Point& p) {
+    return p.at("operators") != stencil || (p.at("basis") == 1 && p.at("derivative") == 1);
   });
   const bool unfused = space.unfused;
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
@@ -602,10 +606,15 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
 
 std::string basis_pruned(const Plan& plan, int order, const rtcg::DeviceInfo& device) {
   if (plan.basis != Basis::bernstein || device.arch == "host") return {};
-  if (order < 5 || order > 6)
-    return "the Bernstein basis outside orders 5-6: its best plan was 2.6 % behind the nodal winner at order 4 and "
-           "1.8x at order 7 (186 registers; H100, 2026-11-28), and the hand-written Bernstein stage 1.2-1.6x behind at "
-           "orders 2-3 (2026-11-27)";
+  if (plan.operators == Operators::stencil) {
+    if (order < 4)
+      return "the Bernstein stencil below order 4: the hand-written stencil stage was 1.2-1.6x behind the nodal "
+             "winners at orders 2-3 (H100, 2026-11-27)";
+    return {};
+  }
+  if (order < 5 || order > 7)
+    return "the Bernstein basis outside orders 5-7: its best plan was 2.6 % behind the nodal winner at order 4 (H100, "
+           "2026-11-28), and the hand-written Bernstein stage 1.2-1.6x behind at orders 2-3 (2026-11-27)";
   const int elements = plan.stage_elements_per_block;
   if (plan.operators != Operators::literals || plan.derivative != Derivative::state || plan.prefetch != Prefetch::async ||
       elements < 2 || elements > 4)
