@@ -45,13 +45,16 @@ using test::fused_plan;
 // Bernstein plans of every family: unfused, fused with the operators in global and shared
 // memory, by column (literals and constant memory; the state derivative in layers, the flux
 // derivative as a product), the lattice stencil (with the geometry in shared memory, and
-// field-major without prefetch), tensor products, and a padded node stride.
+// field-major without prefetch), tensor products, and a padded node stride; two of them with
+// the faces of the layered LIFT on two threads per column (face_threads).
 std::vector<Plan> bernstein_plans() {
   Plan padded = fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async);
   padded.align = 32;
+  padded.face_threads = 2;
   Plan stencil_shared = fused_plan(Layout::element_major, 3, 1, Operators::stencil, Derivative::state, Products::scalar,
                                    Prefetch::async);
   stencil_shared.geometry = GeometryPlace::shared;
+  stencil_shared.face_threads = 2;
   return {bernstein(Plan{}),
           bernstein(fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux)),
           bernstein(fused_plan(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::scalar, Prefetch::on)),
@@ -117,8 +120,10 @@ TEST(BernsteinPlans, OutlinedFaceLayersAtOrder6) {
   const std::vector<double> start = random_state(reference.solver->size());
   reference.solver->set_state(start);
   const std::vector<double> rhs = reference.solver->rhs(0.25);
+  for (const int face_threads : {1, 4})
   for (const Operators operators : {Operators::literals, Operators::stencil}) {
-    const Plan plan = bernstein(fused_plan(Layout::element_major, 2, 1, operators, Derivative::state));
+    Plan plan = bernstein(fused_plan(Layout::element_major, 2, 1, operators, Derivative::state));
+    plan.face_threads = face_threads;
     SCOPED_TRACE(plan.describe());
     Cavity other("maxwell3d", 1, 6, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
     EXPECT_NE(other.solver->kernels().source.find("rtdg_lift_face_3(x, y);"), std::string::npos);
@@ -264,6 +269,21 @@ TEST(BernsteinPlans, RefusedWhereTheBasisDoesNotCarryOver) {
     Plan tensor = stencil;
     tensor.products = Products::tensor;
     refused(tensor);
+    // Faces shared by threads: the layered LIFT's, at most the element's faces.
+    const Plan literals = bernstein(fused_plan(Layout::field_major, 2, 1, Operators::literals, Derivative::state));
+    Plan literals_nodal = literals, literals_flux = literals;
+    literals_nodal.basis = Basis::nodal;
+    literals_flux.derivative = Derivative::flux;
+    for (Plan shared_faces : {stencil, literals_nodal, literals_flux}) {
+      shared_faces.face_threads = shared_faces.operators == Operators::stencil ? 4 : 2;  // triangles: 3 faces
+      SCOPED_TRACE(shared_faces.describe());
+      try {
+        cavity.solver->set_plan(shared_faces);
+        ADD_FAILURE() << "not refused";
+      } catch (const Error& error) {
+        EXPECT_NE(std::string(error.what()).find("face_threads"), std::string::npos) << error.what();
+      }
+    }
     EXPECT_EQ(cavity.solver->setup().plan, Plan{});
   }
 
@@ -365,6 +385,13 @@ TEST(BernsteinPlans, TextAndDescription) {
   EXPECT_NE(to_text(stencil).find(" operators=stencil "), std::string::npos) << to_text(stencil);
   EXPECT_EQ(plan_from_text(to_text(stencil)), stencil);
   EXPECT_NE(stencil.describe().find("operators stencil"), std::string::npos) << stencil.describe();
+  Plan shared_faces = stencil;
+  shared_faces.face_threads = 4;
+  EXPECT_NE(to_text(shared_faces).find(" face_threads=4"), std::string::npos);
+  EXPECT_EQ(to_text(stencil).find("face_threads"), std::string::npos);
+  EXPECT_EQ(plan_from_text(to_text(shared_faces)), shared_faces);
+  EXPECT_NE(shared_faces.describe().find("faces on 4 threads/column"), std::string::npos) << shared_faces.describe();
+  EXPECT_THROW((void)plan_from_text(to_text(stencil) + " face_threads=3"), Error);
   // Nodal plans keep the text they had before the basis was a plan value.
   EXPECT_EQ(to_text(Plan{}).find("basis"), std::string::npos);
   EXPECT_EQ(plan_from_text(to_text(Plan{}) + " basis=nodal"), Plan{});

@@ -344,6 +344,7 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
           spec.plan.prefetch = Prefetch::async;
           spec.plan.operators = stencil ? Operators::stencil : Operators::literals;
           spec.plan.derivative = Derivative::state;
+          if (std::getenv("RTDG_PTXAS_FACE_THREADS")) spec.plan.face_threads = std::atoi(std::getenv("RTDG_PTXAS_FACE_THREADS"));
         }
         spec.plan.basis = Basis::bernstein;
         const GeneratedKernels kernels = generate_kernels(spec);

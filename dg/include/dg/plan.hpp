@@ -251,6 +251,13 @@ struct Plan {
   int align = 0;  // fused plans only: 0, or 8, 16, 32, 64, 128 bytes (see max_align_bytes)
   Tiles tiles = Tiles::rows;  // tensor products only (see Tiles)
   Basis basis = Basis::nodal;  // every plan, fused or not (see Basis)
+  // Bernstein plans whose LIFT runs in layers (by column: operators constant, literals or
+  // stencil, derivative = state): the threads that share a column's faces, 1, 2 or 4 (at most
+  // the element's faces). Each takes its share of the faces into an output buffer of its own
+  // (face_threads x the LIFT output's shared memory), and the update adds them: the layers are
+  // a chain of N + 1 dependent steps per face, run by one thread per column and face share
+  // while the block's other threads wait.
+  int face_threads = 1;
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".

@@ -110,6 +110,8 @@ struct PlanSpace {
   // only products whose cost falls with the sparser operators. With `prune`, basis_pruned keeps
   // them to what won in the measurements.
   std::vector<Basis> bases{Basis::nodal, Basis::bernstein};
+  // Threads per column for the layered LIFT of Bernstein plans (Plan::face_threads).
+  std::vector<int> face_threads{1, 2, 4};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):

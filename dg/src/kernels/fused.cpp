@@ -344,7 +344,17 @@ void write_constant_operators(rtcg::SourceWriter& w, const KernelSpec& spec) {
 bool lift_faces_outlined(const Element& element) { return element.Nfp >= 28; }
 
 // The entries of face f's layers: "const real l<e> = <sum>; y[<row>] = (or +=) l<e>;" per entry.
-void write_face_layers(rtcg::SourceWriter& w, const BernsteinOperators& b, int f, bool single, const std::string& indent) {
+// Plan::face_threads = F: thread share p of a column takes faces [p Nfaces / F, (p + 1) Nfaces / F)
+// into its own output buffer; the first face of a share writes it, the others add.
+int share_begin(int share, int faces, int shares) { return share * faces / shares; }
+bool first_of_share(int f, int faces, int shares) {
+  for (int p = 0; p < shares; ++p)
+    if (share_begin(p, faces, shares) == f) return true;
+  return false;
+}
+
+void write_face_layers(rtcg::SourceWriter& w, const BernsteinOperators& b, int f, bool first, bool single,
+                       const std::string& indent) {
   const BernsteinFace& face = b.faces[static_cast<std::size_t>(f)];
   for (int e = 0; e < b.Np; ++e) {
     const std::vector<BernsteinEntry>& terms =
@@ -357,7 +367,7 @@ void write_face_layers(rtcg::SourceWriter& w, const BernsteinOperators& b, int f
     }
     if (sum.empty()) sum = "real(0)";
     const int row = face.volume[static_cast<std::size_t>(e)];
-    w.line(indent + "const real l" + str(e) + " = " + sum + "; y[" + str(row) + "] " + (f == 0 ? "=" : "+=") + " l" + str(e) +
+    w.line(indent + "const real l" + str(e) + " = " + sum + "; y[" + str(row) + "] " + (first ? "=" : "+=") + " l" + str(e) +
            ";");
   }
 }
@@ -367,7 +377,8 @@ void write_layered_lift_faces(rtcg::SourceWriter& w, const KernelSpec& spec) {
   const bool single = spec.scalar == fluxes::ScalarType::float32;
   const BernsteinOperators b = make_bernstein(*spec.element);
   for (int f = 0; f < b.Nfaces; ++f) {
-    w.line("// Face " + str(f) + " of LIFT in the Bernstein layers, one column: y " + (f == 0 ? "=" : "+=") +
+    const bool first = first_of_share(f, b.Nfaces, spec.plan.face_threads);
+    w.line("// Face " + str(f) + " of LIFT in the Bernstein layers, one column: y " + (first ? "=" : "+=") +
            " its layers.");
     w.line("#if RTCG_CUDA");
     w.line("__device__ __noinline__ void rtdg_lift_face_" + str(f) + "(int x_offset, int y_offset) {");
@@ -377,40 +388,44 @@ void write_layered_lift_faces(rtcg::SourceWriter& w, const KernelSpec& spec) {
     w.line("#else");
     w.line("static inline void rtdg_lift_face_" + str(f) + "(const real* RTCG_RESTRICT x, real* RTCG_RESTRICT y) {");
     w.line("#endif");
-    write_face_layers(w, b, f, single, "  ");
+    write_face_layers(w, b, f, first, single, "  ");
     w.line("}");
   }
   w.line();
 }
 
-// The layered LIFT of column col (a task of the by-column products).
-void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const ColumnPart& part) {
-  const int Nfaces = spec.element->Nfaces;
+// The layered LIFT of column col (a task of the by-column products): the faces of thread share
+// `share` of Plan::face_threads, into that share's output buffer (`z_share` reals apart).
+void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const ColumnPart& part, int share, long long z_share) {
+  const int Nfaces = spec.element->Nfaces, shares = spec.plan.face_threads;
+  const int f0 = share_begin(share, Nfaces, shares), f1 = share_begin(share + 1, Nfaces, shares);
   const ColumnInput& input = part.inputs.front();
-  w.line("// LIFT in the Bernstein layers: " + str(Nfaces) + " faces of " + str(spec.element->N + 1) + " layers.");
+  w.line("// LIFT in the Bernstein layers: faces " + str(f0) + " .. " + str(f1 - 1) + " of " + str(Nfaces) + ", " +
+         str(spec.element->N + 1) + " layers each.");
   w.line("const real* x = " + input.buffer + " + col * " + input.ld + ";");
-  w.line("real* y = " + part.output + " + col * " + part.ld + " + " + str(part.row0) + ";");
+  w.line("real* y = " + part.output + " + " + (share > 0 ? str(share * z_share) + " + " : std::string()) + "col * " + part.ld +
+         " + " + str(part.row0) + ";");
   if (lift_faces_outlined(*spec.element)) {
     w.line("#if RTCG_CUDA");
     w.line("const int x_offset = static_cast<int>(x - reinterpret_cast<const real*>(rtdg_smem));");
     w.line("const int y_offset = static_cast<int>(y - reinterpret_cast<real*>(rtdg_smem));");
-    for (int f = 0; f < Nfaces; ++f) w.line("rtdg_lift_face_" + str(f) + "(x_offset, y_offset);");
+    for (int f = f0; f < f1; ++f) w.line("rtdg_lift_face_" + str(f) + "(x_offset, y_offset);");
     w.line("#else");
-    for (int f = 0; f < Nfaces; ++f) w.line("rtdg_lift_face_" + str(f) + "(x, y);");
+    for (int f = f0; f < f1; ++f) w.line("rtdg_lift_face_" + str(f) + "(x, y);");
     w.line("#endif");
     return;
   }
   const bool single = spec.scalar == fluxes::ScalarType::float32;
   const BernsteinOperators b = make_bernstein(*spec.element);
-  for (int f = 0; f < b.Nfaces; ++f) {
+  for (int f = f0; f < f1; ++f) {
     auto scope = w.block("");
-    if (f > 0) {
+    if (f > f0) {
       // Keeps the next face's loads from being hoisted into this one's registers.
       w.line("#if RTCG_CUDA");
       w.line("asm volatile(\"\" ::: \"memory\");");
       w.line("#endif");
     }
-    write_face_layers(w, b, f, single, "");
+    write_face_layers(w, b, f, f == f0, single, "");
   }
 }
 
@@ -427,7 +442,7 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
   const int Np = spec.element->Np;
   const std::vector<ColumnPart> parts = by_column_parts(spec);
   int tasks = 0;
-  for (const ColumnPart& part : parts) tasks += part.layered ? 1 : sc.chunks;
+  for (const ColumnPart& part : parts) tasks += part.layered ? spec.plan.face_threads : sc.chunks;
   const char* where = literals                                        ? "as literals"
                       : spec.plan.operators == Operators::stencil ? "the derivatives by stencil later"
                                                                       : "in constant memory";
@@ -442,9 +457,11 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
   int task = 0;
   for (const ColumnPart& part : parts) {
     if (part.layered) {
-      auto body = w.block("case " + str(task++) + ":");
-      write_layered_lift(w, spec, part);
-      w.line("break;");
+      for (int share = 0; share < spec.plan.face_threads; ++share) {
+        auto body = w.block("case " + str(task++) + ":");
+        write_layered_lift(w, spec, part, share, static_cast<long long>(sc.ncolp) * sc.ldz);
+        w.line("break;");
+      }
       continue;
     }
     for (int chunk = 0; chunk < sc.chunks; ++chunk, ++task) {
@@ -533,6 +550,15 @@ void write_stencil_table(rtcg::SourceWriter& w, const Element& element) {
   w.line("static const int rtdg_stencil[" + str(static_cast<int>(table.size())) + "] = {" + values + "};");
   w.line("#endif");
   w.line();
+}
+
+// rhs += LIFT sF at node i of element e: sZ, and with Plan::face_threads = F > 1 the F - 1 other
+// shares' buffers after it.
+void write_lift_sum(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
+  std::string sum = "sZ[(e * NCOMP + c) * LDZ + i]";
+  for (int share = 1; share < spec.plan.face_threads; ++share)
+    sum += " + sZ[" + str(static_cast<long long>(share) * sc.ncolp * sc.ldz) + " + (e * NCOMP + c) * LDZ + i]";
+  w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += " + sum + ";");
 }
 
 // Operators::stencil, in the node phase (node i of element e, se its state columns):
@@ -1538,11 +1564,11 @@ void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
       write_stencil_derivatives(w, spec.element->dim);
       w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
       write_flux_of_gradient(w, spec, pieces, "du[c][a]");
-      w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
+      write_lift_sum(w, spec, sc);
     } else if (by_state) {
       w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
       write_flux_of_gradient(w, spec, pieces, "sY[(e * NCOMP + c) * LDY + a * NP + i]");
-      w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += sZ[(e * NCOMP + c) * LDZ + i];");
+      write_lift_sum(w, spec, sc);
     } else {
       w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = sY[(e * NCOMP + c) * LDY + i];");
     }
@@ -1797,6 +1823,15 @@ Scratch scratch_of(const KernelSpec& spec) {
     throw Error("the plan does not fit: operators = stencil differentiates the state in the Bernstein basis "
                 "(basis = bernstein, derivative = state)");
   sc.by_column = plan.operators == Operators::constant || plan.operators == Operators::literals || stencil;
+  if (plan.face_threads != 1 && plan.face_threads != 2 && plan.face_threads != 4)
+    throw Error("the plan's face_threads must be 1, 2 or 4, got " + std::to_string(plan.face_threads));
+  if (plan.face_threads > 1 && !(sc.by_column && by_state && plan.basis == Basis::bernstein && !tensor))
+    throw Error("the plan does not fit: face_threads > 1 shares the faces of the layered LIFT, which Bernstein plans by "
+                "column of the state derivative have (basis = bernstein, operators = constant, literals or stencil, "
+                "derivative = state)");
+  if (plan.face_threads > element.Nfaces)
+    throw Error("the plan does not fit: face_threads = " + std::to_string(plan.face_threads) + " is more than the " +
+                std::to_string(element.Nfaces) + " faces of the element");
   if (sc.by_column) {
     const std::string which = plan.operators == Operators::constant ? "constant" : stencil ? "stencil" : "literals";
     if (tensor)
@@ -1913,7 +1948,7 @@ Scratch scratch_of(const KernelSpec& spec) {
   const long long cols = sc.ncolp;
   const long long q_size = cols * sc.ldq, f_size = cols * sc.ldf;
   const long long g_size = by_state ? 0 : cols * sc.ldg;
-  const long long y_size = cols * sc.ldy, z_size = cols * sc.ldz;
+  const long long y_size = cols * sc.ldy, z_size = cols * sc.ldz * plan.face_threads;
   // Scalar products with operators = shared: D and LIFT in each team's scratch (tensor
   // products: the fragments, once per block, before the teams' scratch).
   const bool scalar_shared = !tensor && plan.operators == Operators::shared;

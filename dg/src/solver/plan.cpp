@@ -110,6 +110,7 @@ std::string to_text(const Plan& plan) {
   // Written only when it is not the nodal basis, so nodal plans keep the text (and the tuning
   // database entries) they had before the basis was a plan value.
   if (plan.basis != Basis::nodal) text << " basis=" << to_string(plan.basis);
+  if (plan.face_threads != 1) text << " face_threads=" << plan.face_threads;
   return text.str();
 }
 
@@ -179,6 +180,10 @@ Plan plan_from_text(const std::string& text) {
     plan.update_block_size = number("update_block", 32, 1024);
   }
   if (words.count("basis")) plan.basis = parse_basis(take("basis"));
+  if (words.count("face_threads")) {
+    plan.face_threads = number("face_threads", 1, 4);
+    if (plan.face_threads == 3) throw Error("plan '" + text + "': face_threads=3 is not 1, 2 or 4");
+  }
   if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
   return plan;
 }
@@ -230,7 +235,8 @@ std::string Plan::describe() const {
            (teams != 1 ? ", " + std::to_string(teams) + " teams/block" : std::string()) +
            (geometry == GeometryPlace::shared ? ", geometry shared" : "") +
            (connectivity == Connectivity::faces ? ", face connectivity" : "") +
-           (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string()) + in_basis;
+           (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string()) + in_basis +
+           (face_threads != 1 ? ", faces on " + std::to_string(face_threads) + " threads/column" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block" + in_basis;

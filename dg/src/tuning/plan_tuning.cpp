@@ -103,6 +103,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.groups_per_block = {1};
     space.tiles = {Tiles::rows};
     space.bases = {Basis::nodal};  // Bernstein plans need by-column operators, not in this space
+    space.face_threads = {1};
     space.min_threads = 1;
   }
   return space;
@@ -171,6 +172,11 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   else if (name == "connectivity") space.connectivity = names(parse_connectivity);
   else if (name == "tiles") space.tiles = names(parse_tiles);
   else if (name == "bases") space.bases = names(parse_basis);
+  else if (name == "face_threads") {
+    space.face_threads = numbers(1, 4);
+    for (const int threads : space.face_threads)
+      if (threads == 3) throw Error("plan space '" + text + "': face_threads are 1, 2 or 4");
+  }
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
     for (const int bytes : space.align)
@@ -185,7 +191,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, connectivity, align, tiles, bases, prune");
+                "groups, teams, geometry, connectivity, align, tiles, bases, face_threads, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -209,7 +215,8 @@ Point point_of(const Plan& plan) {
                {"connectivity", fused ? static_cast<std::int64_t>(plan.connectivity) : 0},
                {"align", fused ? plan.align : 0},
                {"tiles", fused ? static_cast<std::int64_t>(plan.tiles) : 0},
-               {"basis", static_cast<std::int64_t>(plan.basis)}};
+               {"basis", static_cast<std::int64_t>(plan.basis)},
+               {"face_threads", plan.face_threads}};
 }
 
 Plan plan_of(const Point& point) {
@@ -293,6 +300,10 @@ Plan plan_of(const Point& point) {
   if (basis_value < 0 || basis_value > static_cast<std::int64_t>(Basis::bernstein))
     throw Error("a DG plan point with an unknown basis value: " + rtcg::tune::to_string(point));
   plan.basis = static_cast<Basis>(basis_value);
+  const auto face_threads = point.find("face_threads");
+  plan.face_threads = face_threads != point.end() ? static_cast<int>(face_threads->second) : 1;
+  if (plan.face_threads != 1 && plan.face_threads != 2 && plan.face_threads != 4)
+    throw Error("a DG plan point with face_threads other than 1, 2 or 4: " + rtcg::tune::to_string(point));
   return plan;
 }
 
@@ -385,6 +396,9 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> bases{0};
   const bool bernstein_asked = std::find(space.bases.begin(), space.bases.end(), Basis::bernstein) != space.bases.end();
   if (bernstein_asked && bernstein_possible(solver)) bases.push_back(static_cast<std::int64_t>(Basis::bernstein));
+  std::vector<std::int64_t> face_threads = ints(space.face_threads);
+  std::erase_if(face_threads, [](std::int64_t t) { return t != 1 && t != 2 && t != 4; });
+  if (std::find(face_threads.begin(), face_threads.end(), 1) == face_threads.end()) face_threads.insert(face_threads.begin(), 1);
 
   rtcg::tune::SearchSpace out;
   out.parameter("fusion", fusion)
@@ -406,11 +420,19 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("connectivity", connectivity)
       .parameter("align", align)
       .parameter("tiles", tiles)
-      .parameter("basis", bases);
+      .parameter("basis", bases)
+      .parameter("face_threads", face_threads);
   out.constraint("basis = bernstein: fused plans by column (operators constant, literals or stencil)", [](const Point& p) {
     return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2);
   });
   constexpr std::int64_t stencil = static_cast<std::int64_t>(Operators::stencil);
+  const int faces = solver.discretization().element.Nfaces;
+  out.constraint("face_threads > 1: Bernstein plans by column of the state derivative (LIFT in layers), at most the "
+                 "element's faces",
+                 [faces](const Point& p) {
+                   return p.at("face_threads") == 1 || (p.at("basis") == 1 && p.at("operators") >= 2 &&
+                                                        p.at("derivative") == 1 && p.at("face_threads") <= faces);
+                 });
   out.constraint("operators = stencil: Bernstein plans of the state derivative", [](const Point& p) {
     return p.at("operators") != stencil || (p.at("basis") == 1 && p.at("derivative") == 1);
   });
