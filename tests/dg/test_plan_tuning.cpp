@@ -558,24 +558,28 @@ TEST(PlanTuning, BernsteinPlansByColumnWhereTheLawTakesThem) {
   EXPECT_THROW((void)plan_of(old_point), Error);
 
   const rtcg::DeviceInfo h100 = h100_limits();
-  for (int order : {5, 6, 7}) EXPECT_EQ(basis_pruned(plan, order, h100), "");
-  for (int order : {3, 4}) EXPECT_EQ(basis_pruned(plan, order, h100).rfind("the Bernstein basis outside orders 5-7", 0), 0u);
-  // The lattice stencil from order 4 on, any elements per block.
-  Plan stencil = plan_from_text(to_text(plan) + " operators=stencil elements=8");
+  // Only the lattice stencil, element-major with prefetch async and the geometry in global
+  // memory, the faces on 4 threads per column (2 on triangles), from order 3 on.
+  Plan stencil = plan_from_text(to_text(plan) + " operators=stencil elements=8 face_threads=4");
   EXPECT_EQ(plan_of(point_of(stencil)), stencil);
-  for (int order : {4, 5, 6, 7}) EXPECT_EQ(basis_pruned(stencil, order, h100), "");
-  EXPECT_EQ(basis_pruned(stencil, 3, h100).rfind("the Bernstein stencil below order 4", 0), 0u);
+  for (int order : {3, 4, 7}) EXPECT_EQ(basis_pruned(stencil, order, 4, h100), "");
+  EXPECT_EQ(basis_pruned(stencil, 2, 4, h100).rfind("the Bernstein stencil below order 3", 0), 0u);
+  for (int order : {4, 6}) EXPECT_EQ(basis_pruned(plan, order, 4, h100).rfind("Bernstein plans other than the lattice stencil", 0), 0u);
+  for (const char* other : {"face_threads=2", "face_threads=1"})
+    EXPECT_EQ(basis_pruned(plan_from_text(to_text(stencil) + " " + other), 5, 4, h100).rfind("the layered LIFT's faces on fewer", 0), 0u)
+        << other;
+  Plan on_triangles = plan_from_text(to_text(stencil) + " face_threads=2");
+  EXPECT_EQ(basis_pruned(on_triangles, 5, 3, h100), "");
+  for (const char* other : {"layout=field_major", "geometry=shared", "prefetch=on"})
+    EXPECT_EQ(basis_pruned(plan_from_text(to_text(stencil) + " " + other), 5, 4, h100).rfind("stencil plans other than", 0), 0u)
+        << other;
   EXPECT_EQ(operators_pruned(plan, 20000, h100, false), "");  // the nodal literal limit is not theirs
-  for (const char* other : {"elements=8", "derivative=flux", "prefetch=on", "operators=constant"}) {
-    Plan changed = plan_from_text(to_text(plan) + " " + other);
-    EXPECT_EQ(basis_pruned(changed, 5, h100).rfind("Bernstein plans other than", 0), 0u) << other;
-  }
   Plan nodal = plan;
   nodal.basis = Basis::nodal;
-  EXPECT_EQ(basis_pruned(nodal, 2, h100), "");
+  EXPECT_EQ(basis_pruned(nodal, 2, 4, h100), "");
   rtcg::DeviceInfo host_device;
   host_device.arch = "host";
-  EXPECT_EQ(basis_pruned(plan, 2, host_device), "");
+  EXPECT_EQ(basis_pruned(plan, 2, 4, host_device), "");
 }
 
 // Operators in constant memory are pruned on CUDA, literals where D and LIFT have more than

@@ -214,14 +214,15 @@ std::string operators_pruned(const Plan& plan, long long operator_nonzeros, cons
                              bool single);
 
 // Why the DG tuning job drops a Bernstein plan (Plan::basis) before compiling, or empty: on CUDA,
-// every Bernstein plan but literal operators, the state derivative, prefetch async and 2-4
-// elements per block, and every one outside orders 5-6 (`order`). In the default sweep of
-// 2026-11-28 (H100, the 205k-tet sphere, double) the best Bernstein plans were of that kind; one
-// won order 6 (3.357 against 3.412 ms per stage for the best nodal plan), they lost orders 4 and 5
-// by 2.6 % and 2.1 % and order 7 by 1.8x (186 registers, one block per SM), and the hand-written
-// Bernstein stage lost to the nodal winners at orders 2-3 (2026-11-27). Trying orders 4 and 7 too
-// took the sweep of orders 1-7 from about 285 s to 305 s. Never pruned on the host.
-std::string basis_pruned(const Plan& plan, int order, const rtcg::DeviceInfo& device);
+// every Bernstein plan but the lattice stencil (operators = stencil) element-major with prefetch
+// async, the geometry in global memory and the layered LIFT's faces on 4 threads per column (2
+// on triangles, `faces` = 3), and every one below order 3 (`order`). In the default sweep of 2026-11-28 (H100,
+// the 205k-tet sphere, double, session 29) those stencil plans won orders 4-7 (0.875 / 1.404 /
+// 3.134 / 4.795 ms per stage against the best nodal plans' 0.925 / 1.601 / 3.423 / 5.406); the
+// best literal Bernstein plans were 2-18 % behind them at orders 5-7, faces on 1 or 2 threads
+// 4-13 % behind 4, field-major and the geometry in shared memory 0-3 %; the hand-written stencil
+// stage lost to the nodal winner at order 2 (2026-11-27). Never pruned on the host.
+std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

@@ -626,22 +626,21 @@ std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool
   return {};
 }
 
-std::string basis_pruned(const Plan& plan, int order, const rtcg::DeviceInfo& device) {
+std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::DeviceInfo& device) {
   if (plan.basis != Basis::bernstein || device.arch == "host") return {};
-  if (plan.operators == Operators::stencil) {
-    if (order < 4)
-      return "the Bernstein stencil below order 4: the hand-written stencil stage was 1.2-1.6x behind the nodal "
-             "winners at orders 2-3 (H100, 2026-11-27)";
-    return {};
-  }
-  if (order < 5 || order > 7)
-    return "the Bernstein basis outside orders 5-7: its best plan was 2.6 % behind the nodal winner at order 4 (H100, "
-           "2026-11-28), and the hand-written Bernstein stage 1.2-1.6x behind at orders 2-3 (2026-11-27)";
-  const int elements = plan.stage_elements_per_block;
-  if (plan.operators != Operators::literals || plan.derivative != Derivative::state || plan.prefetch != Prefetch::async ||
-      elements < 2 || elements > 4)
-    return "Bernstein plans other than literal operators, the state derivative, prefetch async and 2-4 elements per "
-           "block: never the best Bernstein plan at orders 4-7 (H100, 2026-11-27 and 28)";
+  if (plan.operators != Operators::stencil)
+    return "Bernstein plans other than the lattice stencil: the best literal one was 2-18 % behind the best stencil "
+           "plan at orders 5-7 (H100, 2026-11-28)";
+  if (order < 3)
+    return "the Bernstein stencil below order 3: the hand-written stencil stage was 1.6x behind the nodal winner at "
+           "order 2 (H100, 2026-11-27)";
+  const int most = faces >= 4 ? 4 : 2;  // face_threads is 1, 2 or 4, at most the element's faces
+  if (plan.face_threads < most)
+    return "the layered LIFT's faces on fewer threads per column than " + std::to_string(most) +
+           ": 4 threads were 4-13 % faster than 1 or 2 at every order 4-7 (H100, 2026-11-28)";
+  if (plan.layout != Layout::element_major || plan.geometry != GeometryPlace::global || plan.prefetch != Prefetch::async)
+    return "stencil plans other than element-major with prefetch async and the geometry in global memory: within "
+           "0.1 % of them at best, 0.2-3 % behind at orders 4-6 (H100, 2026-11-28)";
   return {};
 }
 
@@ -709,7 +708,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   const bool single = is_single(solver);
   const long long nonzeros = operator_nonzeros(solver.discretization().element);
   const int order = solver.discretization().element.N;
-  job.generate = [base, K, ssp, context, device, prune, async_tried, single, nonzeros, order](const Point& point) {
+  const int faces = solver.discretization().element.Nfaces;
+  job.generate = [base, K, ssp, context, device, prune, async_tried, single, nonzeros, order, faces](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
     // Needs only the plan: before generating.
@@ -720,7 +720,7 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
     if (prune)
       if (std::string why = operators_pruned(spec.plan, nonzeros, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
     if (prune)
-      if (std::string why = basis_pruned(spec.plan, order, device); !why.empty()) throw rtcg::tune::Pruned(why);
+      if (std::string why = basis_pruned(spec.plan, order, faces, device); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
