@@ -559,11 +559,11 @@ TEST(PlanTuning, BernsteinPlansByColumnWhereTheLawTakesThem) {
 
   const rtcg::DeviceInfo h100 = h100_limits();
   // Only the lattice stencil, element-major with prefetch async and the geometry in global
-  // memory, the faces on 4 threads per column (2 on triangles), from order 3 on.
+  // memory, the faces on 4 threads per column (2 on triangles), from order 4 on.
   Plan stencil = plan_from_text(to_text(plan) + " operators=stencil elements=8 face_threads=4");
   EXPECT_EQ(plan_of(point_of(stencil)), stencil);
-  for (int order : {3, 4, 7}) EXPECT_EQ(basis_pruned(stencil, order, 4, h100), "");
-  EXPECT_EQ(basis_pruned(stencil, 2, 4, h100).rfind("the Bernstein stencil below order 3", 0), 0u);
+  for (int order : {4, 7}) EXPECT_EQ(basis_pruned(stencil, order, 4, h100), "");
+  EXPECT_EQ(basis_pruned(stencil, 3, 4, h100).rfind("the Bernstein stencil below order 4", 0), 0u);
   for (int order : {4, 6}) EXPECT_EQ(basis_pruned(plan, order, 4, h100).rfind("Bernstein plans other than the lattice stencil", 0), 0u);
   for (const char* other : {"face_threads=2", "face_threads=1"})
     EXPECT_EQ(basis_pruned(plan_from_text(to_text(stencil) + " " + other), 5, 4, h100).rfind("the layered LIFT's faces on fewer", 0), 0u)

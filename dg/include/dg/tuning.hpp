@@ -216,12 +216,12 @@ std::string operators_pruned(const Plan& plan, long long operator_nonzeros, cons
 // Why the DG tuning job drops a Bernstein plan (Plan::basis) before compiling, or empty: on CUDA,
 // every Bernstein plan but the lattice stencil (operators = stencil) element-major with prefetch
 // async, the geometry in global memory and the layered LIFT's faces on 4 threads per column (2
-// on triangles, `faces` = 3), and every one below order 3 (`order`). In the default sweep of 2026-11-28 (H100,
-// the 205k-tet sphere, double, session 29) those stencil plans won orders 4-7 (0.875 / 1.404 /
-// 3.134 / 4.795 ms per stage against the best nodal plans' 0.925 / 1.601 / 3.423 / 5.406); the
-// best literal Bernstein plans were 2-18 % behind them at orders 5-7, faces on 1 or 2 threads
-// 4-13 % behind 4, field-major and the geometry in shared memory 0-3 %; the hand-written stencil
-// stage lost to the nodal winner at order 2 (2026-11-27). Never pruned on the host.
+// on triangles, `faces` = 3), and every one below order 4 (`order`). In the default sweeps of
+// 2026-11-28 (H100, the 205k-tet sphere, double, session 29) those stencil plans won orders 4-7
+// (0.875 / 1.404 / 3.134 / 4.795 ms per stage against the best nodal plans' 0.925 / 1.601 /
+// 3.423 / 5.406); the best literal Bernstein plans were 2-18 % behind them at orders 5-7, faces
+// on 1 or 2 threads 4-13 % behind 4, field-major and the geometry in shared memory 0-3 %; at
+// order 3 the stencil was 16 % behind the nodal winner. Never pruned on the host.
 std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
