@@ -130,6 +130,35 @@ TEST(SearchSpace, EnumeratesInOrderAndAppliesConstraints) {
   EXPECT_NE(message_of([&] { space.parameter("grid", {}); }).find("no candidate values"), std::string::npos);
 }
 
+// Constraints that name what they read prune partial points; the result is the full product's,
+// filtered, in the same order. A predicate that reads a parameter it does not name is an error.
+TEST(SearchSpace, ConstraintsOnPartialPointsGiveTheFilteredProduct) {
+  auto build = [](bool name_reads) {
+    rtcg::tune::SearchSpace space;
+    space.parameter("a", {0, 1, 2}).parameter("b", {0, 1, 2, 3}).parameter("c", {1, 2}).parameter("d", {5, 6, 7});
+    auto reads = [name_reads](std::vector<std::string> names) {
+      return name_reads ? names : std::vector<std::string>{};
+    };
+    space.constraint("a <= b", reads({"a", "b"}), [](const Point& p) { return p.at("a") <= p.at("b"); })
+        .constraint("c = 2 only with a = 1", reads({"c", "a"}), [](const Point& p) { return p.at("c") == 1 || p.at("a") == 1; })
+        .constraint("d odd with b even", reads({"b", "d"}), [](const Point& p) { return p.at("b") % 2 == 1 || p.at("d") % 2 == 1; })
+        .constraint("a + d < 9", [](const Point& p) { return p.at("a") + p.at("d") < 9; });
+    return space;
+  };
+  const auto pruned = build(true).points(), full = build(false).points();
+  ASSERT_FALSE(full.empty());
+  EXPECT_EQ(pruned, full);
+  for (const Point& p : full) EXPECT_TRUE(build(true).contains(p)) << rtcg::tune::to_string(p);
+  rtcg::tune::SearchSpace wrong;
+  wrong.parameter("a", {1, 2}).parameter("b", {1, 2});
+  wrong.constraint("a < b (names a only)", {"a"}, [](const Point& p) { return p.at("a") < p.at("b"); });
+  EXPECT_NE(message_of([&] { (void)wrong.points(); }).find("reads a parameter it does not name"), std::string::npos);
+  rtcg::tune::SearchSpace unknown;
+  unknown.parameter("a", {1});
+  unknown.constraint("c", {"z"}, [](const Point&) { return true; });
+  EXPECT_NE(message_of([&] { (void)unknown.points(); }).find("`z`, which is not a parameter"), std::string::npos);
+}
+
 TEST(Statistics, MedianAndSpread) {
   EXPECT_EQ(rtcg::tune::median({3, 1, 2}), 2);
   EXPECT_EQ(rtcg::tune::median({4, 1, 3, 2}), 2.5);

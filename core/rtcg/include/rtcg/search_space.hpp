@@ -5,6 +5,13 @@
 //   space.parameter("block", {128, 256, 512}).parameter("items", {1, 2, 4, 8})
 //        .constraint("block * items <= 2048", [](const Point& p) { return p.at("block") * p.at("items") <= 2048; });
 //   for (const Point& p : space.points()) ...   // cartesian product, declaration order, filtered
+//
+// A constraint that names the parameters it reads (`reads`) is checked as soon as those have
+// values, so points() skips every combination of the later parameters under a prefix it rules
+// out: a space of millions of combinations with a few thousand allowed ones is enumerated in
+// milliseconds instead of seconds. Without `reads` it is checked on whole points. A predicate
+// that reads a parameter it did not name gets an error that says so (the parameter is absent
+// from the partial point, so Point::at throws).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +30,7 @@ std::string to_string(const Point& point);
 struct Constraint {
   std::string description;  // shown when a point is ruled out, e.g. "block * items <= 2048"
   std::function<bool(const Point&)> allows;
+  std::vector<std::string> reads;  // the parameters `allows` reads; empty: all of them
 };
 
 class SearchSpace {
@@ -30,6 +38,9 @@ public:
   // Adds a parameter; names must be identifiers and distinct, values non-empty and distinct.
   SearchSpace& parameter(std::string name, std::vector<std::int64_t> values);
   SearchSpace& constraint(std::string description, std::function<bool(const Point&)> allows);
+  // The same, checked on partial points once the parameters in `reads` have values (above).
+  SearchSpace& constraint(std::string description, std::vector<std::string> reads,
+                          std::function<bool(const Point&)> allows);
 
   // Every combination the constraints allow: the first parameter varies slowest.
   std::vector<Point> points() const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace rtcg::tune {
 
@@ -29,27 +30,69 @@ SearchSpace& SearchSpace::parameter(std::string name, std::vector<std::int64_t> 
 }
 
 SearchSpace& SearchSpace::constraint(std::string description, std::function<bool(const Point&)> allows) {
+  return constraint(std::move(description), {}, std::move(allows));
+}
+
+SearchSpace& SearchSpace::constraint(std::string description, std::vector<std::string> reads,
+                                     std::function<bool(const Point&)> allows) {
   RTCG_VERIFY(allows, "constraint `" << description << "` has no predicate");
-  constraints_.push_back({std::move(description), std::move(allows)});
+  constraints_.push_back({std::move(description), std::move(allows), std::move(reads)});
   return *this;
 }
 
 std::vector<Point> SearchSpace::points() const {
   std::vector<Point> result;
   if (parameters_.empty()) return result;
-  std::vector<std::size_t> index(parameters_.size(), 0);
+  const std::size_t n = parameters_.size();
+  // Each constraint is checked at the depth where the last parameter it reads gets its value
+  // (the last depth when it names none). Parameters are declared before constraints in every
+  // caller, but a name may also refer to one declared later: checked there.
+  std::vector<std::vector<const Constraint*>> at_depth(n);
+  for (const Constraint& c : constraints_) {
+    std::size_t depth = c.reads.empty() ? n - 1 : 0;
+    for (const std::string& name : c.reads) {
+      const auto it = std::find_if(parameters_.begin(), parameters_.end(), [&](const Parameter& p) { return p.name == name; });
+      RTCG_VERIFY(it != parameters_.end(),
+                  "constraint `" << c.description << "` reads `" << name << "`, which is not a parameter of the space");
+      depth = std::max(depth, static_cast<std::size_t>(it - parameters_.begin()));
+    }
+    at_depth[depth].push_back(&c);
+  }
+  auto allowed = [&](const Constraint& c, const Point& partial) {
+    try {
+      return c.allows(partial);
+    } catch (const std::out_of_range&) {
+      RTCG_VERIFY(false, "constraint `" << c.description << "` reads a parameter it does not name in its `reads` (the "
+                                           "point so far: " << to_string(partial) << ")");
+      return false;
+    }
+  };
+  // Depth-first in declaration order (the first parameter varies slowest): the partial point
+  // holds the parameters 0 .. depth.
+  Point point;
+  std::vector<std::size_t> index(n, 0);
+  std::size_t depth = 0;
   while (true) {
-    Point point;
-    for (std::size_t p = 0; p < parameters_.size(); ++p) point[parameters_[p].name] = parameters_[p].values[index[p]];
-    if (std::all_of(constraints_.begin(), constraints_.end(), [&](const Constraint& c) { return c.allows(point); }))
-      result.push_back(std::move(point));
-    // Odometer: the last parameter varies fastest.
-    std::size_t p = parameters_.size();
-    while (true) {
-      --p;
-      if (++index[p] < parameters_[p].values.size()) break;
-      index[p] = 0;
-      if (p == 0) return result;
+    const Parameter& parameter = parameters_[depth];
+    if (index[depth] == parameter.values.size()) {
+      // This parameter's values are done: back to the previous one.
+      point.erase(parameter.name);
+      index[depth] = 0;
+      if (depth == 0) return result;
+      --depth;
+      ++index[depth];
+      continue;
+    }
+    point[parameter.name] = parameter.values[index[depth]];
+    const bool ok = std::all_of(at_depth[depth].begin(), at_depth[depth].end(),
+                                [&](const Constraint* c) { return allowed(*c, point); });
+    if (!ok) {
+      ++index[depth];
+    } else if (depth + 1 == n) {
+      result.push_back(point);
+      ++index[depth];
+    } else {
+      ++depth;
     }
   }
 }
