@@ -194,7 +194,8 @@ inline constexpr int max_k_ahead = 1;
 //              face (Maxwell, acoustics, advection; no position inputs) the same semi-discrete
 //              system up to the similarity c = V_B^-1 u per element. D_a has at most 7 non-zero
 //              entries per row (tetrahedra; 5 on triangles), and by-column plans (operators =
-//              literals or constant) differentiating the state apply LIFT in sparse layers.
+//              literals, constant or stencil) differentiating the state apply LIFT in sparse
+//              layers (Plan::face_threads threads per column).
 //              Faces that read the incident field (boundary conditions, TF/SF) take its face
 //              coefficients. The solver converts at its edges (set_state, state, rhs, probes,
 //              the far field, checkpoints, set_plan between bases), so callers see nodal values

@@ -106,8 +106,8 @@ struct PlanSpace {
   std::vector<Tiles> tiles{Tiles::rows, Tiles::columns};
   // The state's basis (Plan::basis). Bernstein plans are tried where the law and the run allow
   // them (dg/plan.hpp: triangles and tetrahedra, pieces affine in the state without position
-  // inputs, no shock capturing), as fused plans by column (operators = literals or constant), the
-  // only products whose cost falls with the sparser operators. With `prune`, basis_pruned keeps
+  // inputs, no shock capturing), as fused plans by column (operators = literals, constant or
+  // stencil), the only kernels whose cost falls with the sparser operators. With `prune`, basis_pruned keeps
   // them to what won in the measurements.
   std::vector<Basis> bases{Basis::nodal, Basis::bernstein};
   // Threads per column for the layered LIFT of Bernstein plans (Plan::face_threads).
