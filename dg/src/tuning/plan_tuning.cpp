@@ -422,20 +422,21 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("tiles", tiles)
       .parameter("basis", bases)
       .parameter("face_threads", face_threads);
-  out.constraint("basis = bernstein: fused plans by column (operators constant, literals or stencil)", {"basis", "fusion", "operators"}, [](const Point& p) {
-    return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2);
-  });
+  out.constraint("basis = bernstein: fused plans by column (operators constant, literals or stencil)",
+                 {"basis", "fusion", "operators"},
+                 [](const Point& p) { return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2); });
   constexpr std::int64_t stencil = static_cast<std::int64_t>(Operators::stencil);
   const int faces = solver.discretization().element.Nfaces;
-  out.constraint("face_threads > 1: Bernstein plans by column of the state derivative (LIFT in layers), at most the "
-                 "element's faces", {"face_threads", "basis", "operators", "derivative"},
-                 [faces](const Point& p) {
-                   return p.at("face_threads") == 1 || (p.at("basis") == 1 && p.at("operators") >= 2 &&
-                                                        p.at("derivative") == 1 && p.at("face_threads") <= faces);
-                 });
-  out.constraint("operators = stencil: Bernstein plans of the state derivative", {"operators", "basis", "derivative"}, [](const Point& p) {
-    return p.at("operators") != stencil || (p.at("basis") == 1 && p.at("derivative") == 1);
-  });
+  out.constraint(
+      "face_threads > 1: Bernstein plans by column of the state derivative (LIFT in layers), at most the "
+      "element's faces",
+      {"face_threads", "basis", "operators", "derivative"}, [faces](const Point& p) {
+        return p.at("face_threads") == 1 || (p.at("basis") == 1 && p.at("operators") >= 2 && p.at("derivative") == 1 &&
+                                             p.at("face_threads") <= faces);
+      });
+  out.constraint(
+      "operators = stencil: Bernstein plans of the state derivative", {"operators", "basis", "derivative"},
+      [](const Point& p) { return p.at("operators") != stencil || (p.at("basis") == 1 && p.at("derivative") == 1); });
   const bool unfused = space.unfused;
   // Compares whole points (the reference): checked on whole points.
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
@@ -444,45 +445,51 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    if (p.at("fusion") == 0 && !unfused) return false;
                    return all_layouts_asked || p.at("layout") != reference_layout;
                  });
-  out.constraint("unfused plans have no fused-kernel choices", {"fusion", "elements", "nodes_per_thread", "operators", "derivative", "products", "prefetch", "connectivity", "align"}, [](const Point& p) {
-    return p.at("fusion") == 1 || (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
-                                   p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0 &&
-                                   p.at("connectivity") == 0 && p.at("align") == 0);
-  });
-  out.constraint("operators in constant memory or as literals: scalar products by column, one node per thread", {"operators", "products", "nodes_per_thread"},
+  out.constraint("unfused plans have no fused-kernel choices",
+                 {"fusion", "elements", "nodes_per_thread", "operators", "derivative", "products", "prefetch",
+                  "connectivity", "align"},
                  [](const Point& p) {
+                   return p.at("fusion") == 1 ||
+                          (p.at("elements") == 0 && p.at("nodes_per_thread") == 1 && p.at("operators") == 0 &&
+                           p.at("derivative") == 0 && p.at("products") == 0 && p.at("prefetch") == 0 &&
+                           p.at("connectivity") == 0 && p.at("align") == 0);
+                 });
+  out.constraint("operators in constant memory, as literals or by stencil: scalar products by column, one node per "
+                 "thread",
+                 {"operators", "products", "nodes_per_thread"}, [](const Point& p) {
                    return p.at("operators") < 2 || (p.at("products") == 0 && p.at("nodes_per_thread") == 1);
                  });
-  out.constraint("tensor products: one node per thread", {"products", "nodes_per_thread"}, [](const Point& p) {
-    return p.at("products") == 0 || p.at("nodes_per_thread") == 1;
-  });
+  out.constraint("tensor products: one node per thread", {"products", "nodes_per_thread"},
+                 [](const Point& p) { return p.at("products") == 0 || p.at("nodes_per_thread") == 1; });
   // A block's copy of the fragments pays when several groups read it side by side (teams;
   // also in turn with groups > 1), and teams share nothing else: the two go together.
-  out.constraint("tensor products: operators in shared memory with teams > 1 only, and teams > 1 with them only", {"products", "operators", "teams"},
-                 [](const Point& p) {
+  out.constraint("tensor products: operators in shared memory with teams > 1 only, and teams > 1 with them only",
+                 {"products", "operators", "teams"}, [](const Point& p) {
                    const bool shared_fragments = p.at("products") != 0 && p.at("operators") == 1;
                    return shared_fragments == (p.at("teams") > 1);
                  });
-  out.constraint("16-row tiles: tensor products only (FP64 on sm_90 and newer); TF32 products: 16-row tiles, or 8 "
-                 "with column tiles", {"products", "tile_rows", "tiles"},
-                 [m16](const Point& p) {
-                   const std::int64_t kind = p.at("products"), rows = p.at("tile_rows");
-                   if (kind == 0) return rows == 8;
-                   if (kind == 2) return rows == 16 || p.at("tiles") == 1;
-                   return rows == 8 || m16;
-                 });
-  out.constraint("element groups per block > 1: fused plans that prefetch (pipelined), or teams sharing the "
-                 "operators (in turn)", {"groups", "fusion", "prefetch", "products", "operators"},
-                 [](const Point& p) {
-                   return p.at("groups") == 1 ||
-                          (p.at("fusion") == 1 && (p.at("prefetch") == 1 || (p.at("products") != 0 && p.at("operators") == 1)));
-                 });
+  out.constraint(
+      "16-row tiles: tensor products only (FP64 on sm_90 and newer); TF32 products: 16-row tiles, or 8 "
+      "with column tiles",
+      {"products", "tile_rows", "tiles"}, [m16](const Point& p) {
+        const std::int64_t kind = p.at("products"), rows = p.at("tile_rows");
+        if (kind == 0) return rows == 8;
+        if (kind == 2) return rows == 16 || p.at("tiles") == 1;
+        return rows == 8 || m16;
+      });
+  out.constraint(
+      "element groups per block > 1: fused plans that prefetch (pipelined), or teams sharing the "
+      "operators (in turn)",
+      {"groups", "fusion", "prefetch", "products", "operators"}, [](const Point& p) {
+        return p.at("groups") == 1 ||
+               (p.at("fusion") == 1 && (p.at("prefetch") == 1 || (p.at("products") != 0 && p.at("operators") == 1)));
+      });
   out.constraint("prefetch async: one element group per block, one team", {"prefetch", "groups", "teams"},
                  [](const Point& p) { return p.at("prefetch") != 2 || (p.at("groups") == 1 && p.at("teams") == 1); });
   // Padding that leaves the node stride as it is (Np a multiple already) or as a smaller
   // alignment of the list has it would time the same kernels twice.
-  out.constraint("align > 0: only where it changes the node stride, and differently from every smaller value", {"align"},
-                 [Np, real_size, align](const Point& p) {
+  out.constraint("align > 0: only where it changes the node stride, and differently from every smaller value",
+                 {"align"}, [Np, real_size, align](const Point& p) {
                    const std::int64_t bytes = p.at("align");
                    if (bytes == 0) return true;
                    auto stride = [&](std::int64_t a) {
@@ -498,26 +505,30 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint("geometry in shared memory: prefetch async only", {"geometry", "prefetch"},
                  [](const Point& p) { return p.at("geometry") == 0 || p.at("prefetch") == 2; });
   // More row tiles per item than the operator has (by tile rows) would only recompute the last.
-  out.constraint("row tiles per warp item > 1: tensor products only, at most the operator's row tiles", {"row_tiles", "products", "tile_rows"},
-                 [Np](const Point& p) {
+  out.constraint("row tiles per warp item > 1: tensor products only, at most the operator's row tiles",
+                 {"row_tiles", "products", "tile_rows"}, [Np](const Point& p) {
                    const std::int64_t mr = p.at("row_tiles");
                    return mr == 1 || (p.at("products") != 0 && mr <= (Np + p.at("tile_rows") - 1) / p.at("tile_rows"));
                  });
-  out.constraint("column tiles: tensor products (FP64 or TF32) with tile_rows = 8 and no k step loaded ahead", {"tiles", "products", "tile_rows", "k_ahead"},
-                 [](const Point& p) {
+  out.constraint("column tiles: tensor products (FP64 or TF32) with tile_rows = 8 and no k step loaded ahead",
+                 {"tiles", "products", "tile_rows", "k_ahead"}, [](const Point& p) {
                    return p.at("tiles") == 0 ||
                           (p.at("products") != 0 && p.at("tile_rows") == 8 && p.at("k_ahead") == 0);
                  });
-  out.constraint("row tiles per warp item the space does not list: column tiles only", {"tiles", "row_tiles"}, [row_tiles_asked](const Point& p) {
-    return p.at("tiles") == 1 ||
-           std::find(row_tiles_asked.begin(), row_tiles_asked.end(), p.at("row_tiles")) != row_tiles_asked.end();
-  });
+  out.constraint("row tiles per warp item the space does not list: column tiles only", {"tiles", "row_tiles"},
+                 [row_tiles_asked](const Point& p) {
+                   return p.at("tiles") == 1 || std::find(row_tiles_asked.begin(), row_tiles_asked.end(),
+                                                          p.at("row_tiles")) != row_tiles_asked.end();
+                 });
   out.constraint("k steps unrolled (k_unroll > 0): tensor products only", {"k_unroll", "products"},
                  [](const Point& p) { return p.at("k_unroll") == 0 || p.at("products") != 0; });
-  out.constraint("k steps loaded ahead (k_ahead > 0): FP64 tensor products with k_unroll > 0 only", {"k_ahead", "products", "k_unroll"},
-                 [](const Point& p) { return p.at("k_ahead") == 0 || (p.at("products") == 1 && p.at("k_unroll") > 0); });
-  out.constraint("directions split: tensor products of the flux derivative only", {"directions", "products", "derivative"},
-                 [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
+  out.constraint("k steps loaded ahead (k_ahead > 0): FP64 tensor products with k_unroll > 0 only",
+                 {"k_ahead", "products", "k_unroll"}, [](const Point& p) {
+                   return p.at("k_ahead") == 0 || (p.at("products") == 1 && p.at("k_unroll") > 0);
+                 });
+  out.constraint(
+      "directions split: tensor products of the flux derivative only", {"directions", "products", "derivative"},
+      [](const Point& p) { return p.at("directions") == 0 || (p.at("products") != 0 && p.at("derivative") == 0); });
   const int min_threads = space.min_threads, max_threads = space.max_threads;
   out.constraint("fused: " + std::to_string(min_threads) + " <= threads per team <= " + std::to_string(max_threads) +
                      ", threads per block <= 1024, nodes per thread <= Np",
