@@ -157,6 +157,10 @@ TEST(SearchSpace, ConstraintsOnPartialPointsGiveTheFilteredProduct) {
   unknown.parameter("a", {1});
   unknown.constraint("c", {"z"}, [](const Point&) { return true; });
   EXPECT_NE(message_of([&] { (void)unknown.points(); }).find("`z`, which is not a parameter"), std::string::npos);
+  rtcg::tune::SearchSpace whole;
+  whole.parameter("a", {1});
+  whole.constraint("reads z", [](const Point& p) { return p.at("z") == 1; });
+  EXPECT_NE(message_of([&] { (void)whole.points(); }).find("reads a parameter the space does not have"), std::string::npos);
 }
 
 TEST(Statistics, MedianAndSpread) {

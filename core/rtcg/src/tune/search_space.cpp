@@ -45,8 +45,7 @@ std::vector<Point> SearchSpace::points() const {
   if (parameters_.empty()) return result;
   const std::size_t n = parameters_.size();
   // Each constraint is checked at the depth where the last parameter it reads gets its value
-  // (the last depth when it names none). Parameters are declared before constraints in every
-  // caller, but a name may also refer to one declared later: checked there.
+  // (the last depth when it names none: on whole points).
   std::vector<std::vector<const Constraint*>> at_depth(n);
   for (const Constraint& c : constraints_) {
     std::size_t depth = c.reads.empty() ? n - 1 : 0;
@@ -62,8 +61,9 @@ std::vector<Point> SearchSpace::points() const {
     try {
       return c.allows(partial);
     } catch (const std::out_of_range&) {
-      RTCG_VERIFY(false, "constraint `" << c.description << "` reads a parameter it does not name in its `reads` (the "
-                                           "point so far: " << to_string(partial) << ")");
+      RTCG_VERIFY(false, "constraint `" << c.description << "` reads a parameter "
+                                        << (c.reads.empty() ? "the space does not have" : "it does not name in its `reads`")
+                                        << " (the point so far: " << to_string(partial) << ")");
       return false;
     }
   };
