@@ -392,6 +392,11 @@ TEST(BernsteinPlans, TextAndDescription) {
   EXPECT_EQ(plan_from_text(to_text(shared_faces)), shared_faces);
   EXPECT_NE(shared_faces.describe().find("faces on 4 threads/column"), std::string::npos) << shared_faces.describe();
   EXPECT_THROW((void)plan_from_text(to_text(stencil) + " face_threads=3"), Error);
+  try {
+    (void)plan_from_text(to_text(stencil) + " face_threads=3");
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("face_threads=3 is not 1, 2 or 4"), std::string::npos) << error.what();
+  }
   // Nodal plans keep the text they had before the basis was a plan value.
   EXPECT_EQ(to_text(Plan{}).find("basis"), std::string::npos);
   EXPECT_EQ(plan_from_text(to_text(Plan{}) + " basis=nodal"), Plan{});

@@ -320,7 +320,8 @@ TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
 // transform of the incident field (a table in global memory) on the conditions that read it, in
 // both precisions, by column at orders 2, 4 and 6 (the faces' layers as functions) and unfused at
 // order 4. RTDG_PTXAS_ORDERS=N runs
-// order N only (by column and unfused), RTDG_PTXAS_VERBOSE prints ptxas' registers (tuning work).
+// order N only (by column and unfused), RTDG_PTXAS_FACE_THREADS=F gives the by-column plans F
+// threads per column for the layers, RTDG_PTXAS_VERBOSE prints ptxas' registers (tuning work).
 TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
   const fluxes::Law law = test::law_file("maxwell3d");

@@ -48,7 +48,8 @@ GeneratedKernels generate_kernels(const KernelSpec& spec) {
   if (law.dimension != element.dim)
     throw Error("the law '" + law.name + "' is " + std::to_string(law.dimension) + "D but the mesh elements are " +
                 std::string(shape_name(element.shape)) + "s (" + std::to_string(element.dim) + "D)");
-  if (spec.plan.operators == Operators::stencil && (spec.plan.basis != Basis::bernstein || spec.plan.fusion != Fusion::stage))
+  // The unfused families read no Plan::operators; the fused generator checks the rest.
+  if (spec.plan.operators == Operators::stencil && spec.plan.fusion != Fusion::stage)
     throw Error("the plan does not fit: operators = stencil is the Bernstein lattice stencil of the fused stage kernel "
                 "(basis = bernstein, fusion = stage)");
   const kernels::Pieces pieces = kernels::lower_pieces(spec);
