@@ -361,6 +361,45 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
       }
 }
 
+// Plan::max_registers reaches ptxas: the stage kernels carry __maxnreg__, and the register count
+// ptxas reports for rtdg_stage_lserk stays within the cap, for an order-4 stencil plan in double
+// that takes more without it (96 with nvcc 13).
+TEST(GeneratedDgKernels, RegisterCapReachesPtxas) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec = maxwell3d_spec(law);
+  spec.element = &element(Shape::tetrahedron, 4);
+  spec.scalar = fluxes::ScalarType::float64;
+  spec.plan.fusion = Fusion::stage;
+  spec.plan.layout = Layout::element_major;
+  spec.plan.stage_elements_per_block = 4;
+  spec.plan.prefetch = Prefetch::async;
+  spec.plan.operators = Operators::stencil;
+  spec.plan.derivative = Derivative::state;
+  spec.plan.basis = Basis::bernstein;
+  spec.plan.face_threads = 4;
+  // ptxas' "Used N registers" for rtdg_stage_lserk (-1 when the log has none).
+  auto stage_registers = [&](int cap) {
+    spec.plan.max_registers = cap;
+    const GeneratedKernels kernels = generate_kernels(spec);
+    EXPECT_EQ(kernels.source.find("__maxnreg__(" + std::to_string(cap) + ")") != std::string::npos, cap != 0);
+    rtcg::Program program;
+    program.name = kernels.name;
+    program.source = kernels.source;
+    program.options.push_back("--ptxas-options=-v");
+    const std::string log = nvrtc->compile(program).log;
+    const std::size_t at = log.find("Function properties for rtdg_stage_lserk");
+    const std::size_t used = log.find("Used ", at);
+    if (at == std::string::npos || used == std::string::npos) return -1;
+    return std::atoi(log.c_str() + used + 5);
+  };
+  const int uncapped = stage_registers(0);
+  const int capped = stage_registers(64);
+  ASSERT_GT(uncapped, 64) << "the uncapped kernel fits the cap already: pick a lower one";
+  EXPECT_GT(capped, 0);
+  EXPECT_LE(capped, 64);
+}
+
 // The max-wave-speed reduction (dg/wave_speed.hpp) of the laws whose speed depends on the
 // state, in both precisions and layouts between them.
 TEST(GeneratedDgKernels, WaveSpeedReductionCompilesWithNvrtcForSm90) {

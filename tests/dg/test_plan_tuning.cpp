@@ -195,6 +195,19 @@ TEST(PlanTuning, PointsAndTextRoundTrip) {
   bad_teams["teams"] = max_teams + 1;
   EXPECT_THROW((void)plan_of(bad_teams), Error);
   plan.teams = 1;
+  // The register cap: a point value, absent from points stored before it existed (0).
+  plan.max_registers = 72;
+  EXPECT_EQ(point_of(plan).at("max_registers"), 72);
+  EXPECT_EQ(plan_of(point_of(plan)), plan);
+  rtcg::tune::Point uncapped_point = point_of(plan);
+  uncapped_point.erase("max_registers");
+  EXPECT_EQ(plan_of(uncapped_point).max_registers, 0);
+  for (const std::int64_t bad : {-8, 16, 256}) {
+    rtcg::tune::Point bad_cap = point_of(plan);
+    bad_cap["max_registers"] = bad;
+    EXPECT_THROW((void)plan_of(bad_cap), Error) << bad;
+  }
+  plan.max_registers = 0;
   plan.groups_per_block = 1;
   plan.prefetch = Prefetch::off;
   plan.nodes_per_thread = 1;
@@ -344,6 +357,39 @@ TEST(PlanTuning, FaceConnectivityOnlyForFusedPlans) {
   }
   EXPECT_GT(faces, 0);
   EXPECT_EQ(faces, nodes);
+}
+
+// Register caps join fused plans of one team only, each beside its uncapped twin; the default
+// space has none. A capped variant is timed with the spills it asks for (capped_local_bytes).
+TEST(PlanTuning, RegisterCapsOnlyForFusedOneTeamPlans) {
+  PlanSpace space = tiny_space();
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points())
+    EXPECT_EQ(p.at("max_registers"), 0) << rtcg::tune::to_string(p);
+  space.max_registers = {80};  // 0 joins: the default plan has no cap
+  int capped = 0, uncapped_fused = 0;
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points()) {
+    if (p.at("max_registers") == 80) {
+      ++capped;
+      EXPECT_EQ(p.at("fusion"), 1) << rtcg::tune::to_string(p);
+      EXPECT_EQ(p.at("teams"), 1) << rtcg::tune::to_string(p);
+    } else if (p.at("fusion") == 1 && p.at("teams") == 1) {
+      ++uncapped_fused;
+    }
+  }
+  EXPECT_GT(capped, 0);
+  EXPECT_EQ(capped, uncapped_fused);
+  const PlanJob job = make_plan_job(*cavity.solver, space);
+  for (const rtcg::tune::Point& p : job.job.space.points()) {
+    if (p.at("fusion") != 1) continue;
+    const rtcg::tune::Variant variant = job.job.generate(p);
+    if (p.at("max_registers") != 0) {
+      ASSERT_TRUE(variant.max_local_bytes.has_value());
+      EXPECT_EQ(*variant.max_local_bytes, capped_local_bytes);
+    } else {
+      EXPECT_FALSE(variant.max_local_bytes.has_value());
+    }
+  }
 }
 
 // Padding joins fused plans only, and only where it changes the node stride, once per stride:
@@ -792,7 +838,11 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
-  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, face_threads, prune"), std::string::npos);
+  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, face_threads, max_registers, prune"),
+            std::string::npos);
+  EXPECT_EQ(error_of("max_registers=0,24"), "plan space 'max_registers=0,24': max_registers are 0 or 32 to 255, not 24");
+  EXPECT_EQ(error_of("max_registers=300"),
+            "plan space 'max_registers=300': max_registers value '300' is not a whole number in 0..255");
   EXPECT_EQ(error_of("face_threads=1,3"), "plan space 'face_threads=1,3': face_threads are 1, 2 or 4");
   EXPECT_EQ(error_of("tiles=cols"), "plan space 'tiles=cols': unknown tiles 'cols'; valid values: rows, columns");
   EXPECT_EQ(error_of("align=24"),

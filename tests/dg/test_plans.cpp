@@ -282,6 +282,13 @@ std::vector<Plan> fused_plans() {
                               Prefetch::on);
             plan.groups_per_block = 2;
             return plan;
+          }(),
+          // A register cap (CUDA's __maxnreg__; the host compiles the same source without it).
+          [] {
+            Plan plan = fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::flux, Products::tensor,
+                              Prefetch::async);
+            plan.max_registers = 64;
+            return plan;
           }()};
 }
 
@@ -836,6 +843,55 @@ TEST(SolverPlans, ByColumnPlansThatDoNotFitAreRefused) {
 
 // Element groups per block and teams per block: within their ranges, and a block of teams at
 // most 1024 threads.
+// Plan::max_registers: its text, and the plans it does not fit.
+TEST(SolverPlans, RegisterCapTextAndRefusals) {
+  Plan capped = fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state, Products::scalar,
+                           Prefetch::async);
+  capped.max_registers = 80;
+  EXPECT_NE(to_text(capped).find(" max_registers=80"), std::string::npos) << to_text(capped);
+  EXPECT_EQ(plan_from_text(to_text(capped)), capped);
+  EXPECT_NE(capped.describe().find(", at most 80 registers"), std::string::npos) << capped.describe();
+  EXPECT_EQ(to_text(capped).find("max_registers"), to_text(capped).rfind("max_registers"));
+  Plan uncapped = capped;
+  uncapped.max_registers = 0;
+  EXPECT_EQ(to_text(uncapped).find("max_registers"), std::string::npos);  // older texts read as before
+  EXPECT_EQ(plan_from_text(to_text(uncapped)).max_registers, 0);
+  for (const char* bad : {"max_registers=16", "max_registers=256", "max_registers=-8", "max_registers=many"}) {
+    try {
+      (void)plan_from_text(to_text(uncapped) + " " + bad);
+      FAIL() << bad << ": no error";
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find(bad), std::string::npos) << error.what();
+    }
+  }
+
+  Cavity a("maxwell3d", 1, 2, host());
+  auto error_of = [&](const Plan& plan) {
+    try {
+      a.solver->set_plan(plan);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(capped), "no error");
+  Plan unfused;
+  unfused.max_registers = 80;
+  EXPECT_NE(error_of(unfused).find("max_registers caps the registers of the fused stage kernel (fusion = stage)"),
+            std::string::npos)
+      << error_of(unfused);
+  Plan teams = fused_plan(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::tensor);
+  teams.teams = 2;
+  teams.max_registers = 80;
+  EXPECT_NE(error_of(teams).find("max_registers caps the registers of a one-team kernel (teams = 1); with 2 teams"),
+            std::string::npos)
+      << error_of(teams);
+  Plan low = capped;
+  low.max_registers = 16;
+  EXPECT_NE(error_of(low).find("the plan's max_registers must be 0 or 32 to 255, got 16"), std::string::npos)
+      << error_of(low);
+}
+
 TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
   Cavity a("maxwell3d", 1, 1, host());
   Plan plan = fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux, Products::tensor);

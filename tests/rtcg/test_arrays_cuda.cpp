@@ -7,6 +7,7 @@
 #include <rtcg/elementwise.hpp>
 #include <rtcg/memory_pool.hpp>
 #include <rtcg/reduction.hpp>
+#include <rtcg/tuner.hpp>
 
 #include "host_buffer_check.hpp"
 
@@ -16,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -154,6 +156,42 @@ TEST(CudaTuner, TunesAxpyAndSumWithChecks) {
     ASSERT_TRUE(result.winner) << rtcg::tune::format_table(result);
     for (const auto& v : result.variants)
       EXPECT_TRUE(v.ok() || v.status == "spill" || v.status == "launch") << rtcg::tune::to_string(v.point) << ": " << v.reason;
+  }
+}
+
+// A variant's own local-memory allowance (Variant::max_local_bytes) replaces the tuner's: the
+// same kernel with a stack array indexed at run time (local memory) is dropped as "spill" under
+// the tuner's limit of 0 and timed where the variant allows it.
+TEST(CudaTuner, AVariantMayAllowLocalMemory) {
+  SKIP_WITHOUT_CUDA();
+  auto x = std::make_shared<rtcg::Array<double>>(rtcg::Array<double>::filled(cuda(), {1u << 16}, 1.0));
+  rtcg::tune::Job job;
+  job.family = "local_memory_test";
+  job.problem = {"f64", 16};
+  job.template_hash = rtcg::tune::template_hash("local_memory_test v1");
+  job.space.parameter("allow", {0, 1});
+  job.default_point = {{"allow", 1}};
+  job.generate = [x](const rtcg::tune::Point& point) {
+    const rtcg::ElementwiseSpec spec{"local_" + std::to_string(point.at("allow")), "double* x",
+                                     "double a[32]; for (int r = 0; r < 32; ++r) a[r] = x[i] * r; x[i] = a[i & 31]", ""};
+    rtcg::tune::Variant variant;
+    variant.program = rtcg::elementwise_program(spec, {});
+    variant.launches = {{spec.name, rtcg::elementwise_shape({}, x->size(), 1)}};
+    variant.run = [x, spec](const rtcg::Module& module) {
+      module.kernel(spec.name)->operator()(rtcg::LaunchShape{{64}, {256}}, x->data(), static_cast<long long>(x->size()));
+    };
+    if (point.at("allow") == 1) variant.max_local_bytes = 4096;
+    return variant;
+  };
+  const auto result = rtcg::tune::Tuner(cuda()).tune(job);  // TimingOptions::max_local_bytes = 0
+  ASSERT_EQ(result.variants.size(), 2u);
+  for (const auto& v : result.variants) {
+    if (v.point.at("allow") == 1) {
+      EXPECT_TRUE(v.ok()) << v.status << ": " << v.reason;
+    } else {
+      EXPECT_EQ(v.status, "spill") << v.reason;
+      EXPECT_NE(v.reason.find("bytes of local memory per thread"), std::string::npos) << v.reason;
+    }
   }
 }
 

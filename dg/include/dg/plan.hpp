@@ -206,6 +206,10 @@ enum class Basis : unsigned char { nodal, bernstein };
 inline constexpr int max_groups_per_block = 64;
 // Teams per block: named barriers 1..15 (barrier 0 is the block-wide one).
 inline constexpr int max_teams = 15;
+// Plan::max_registers: 0 (the compiler's choice) or a cap from min_register_cap to
+// max_register_cap registers per thread.
+inline constexpr int min_register_cap = 32;
+inline constexpr int max_register_cap = 255;
 
 struct Plan {
   Layout layout = Layout::field_major;
@@ -259,6 +263,12 @@ struct Plan {
   // a chain of N + 1 dependent steps per face, run by one thread per column and face share
   // while the block's other threads wait.
   int face_threads = 1;
+  // Fused plans of one team: a cap on the stage kernel's registers per thread (CUDA:
+  // __maxnreg__), 0 for the compiler's own choice. A lower count fits more blocks per SM (64K
+  // registers per SM: 4 elements of order 4, 140 threads in 5 warps, fit 4 blocks at 96
+  // registers and 5 at 80) at the price of spills to local memory, so only the timing can say.
+  // The host backend ignores it.
+  int max_registers = 0;
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".

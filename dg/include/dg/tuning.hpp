@@ -112,6 +112,10 @@ struct PlanSpace {
   std::vector<Basis> bases{Basis::nodal, Basis::bernstein};
   // Threads per column for the layered LIFT of Bernstein plans (Plan::face_threads).
   std::vector<int> face_threads{1, 2, 4};
+  // Register caps of fused one-team plans (Plan::max_registers; 0: the compiler's choice). A
+  // capped variant may spill up to capped_local_bytes per thread and still be timed. Default:
+  // 0 only (`--space max_registers=0,80` tries a cap).
+  std::vector<int> max_registers{0};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -132,7 +136,8 @@ struct PlanSpace {
 // A command line's change to a space: "name=v1,v2,..." replaces that list, e.g. "groups=1,2,4",
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
-// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align, tiles, bases (values as in plan texts: k_unroll=all,2). Throws
+// directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align, tiles, bases,
+// face_threads, max_registers (values as in plan texts: k_unroll=all,2). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
@@ -264,8 +269,14 @@ PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::Tu
                        const PlanSpace& space, std::ostream* log = nullptr);
 
 // The tuner's options for DG plans: small stack frames (math functions of incident fields)
-// allowed, real spills dropped; `budget_seconds` 0 for none.
+// allowed, real spills dropped (except in plans with a register cap: capped_local_bytes);
+// `budget_seconds` 0 for none.
 rtcg::tune::TimingOptions plan_timing_options(double budget_seconds = 0);
+// Local memory per thread a plan with a register cap (Plan::max_registers) may use and still be
+// timed: the cap asks for spills, and only the timing says whether more blocks per SM pay for
+// them (nvcc 13, sm_90, order 5 stencil in double: 96 registers and 40 bytes of stack; capped at
+// 80, 96 bytes; at 64, 280).
+inline constexpr std::size_t capped_local_bytes = 256;
 
 // RTDG_TUNE_BUDGET: seconds a run may spend tuning its kernels at start (default 60); throws
 // dg::Error for a value that is not a positive number.

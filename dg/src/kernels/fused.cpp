@@ -627,8 +627,10 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
     w.line("  for (int s = " + first + "; s < AL_SIZE; " + step + ") " + ops + "[AV_SIZE + s] = AL[s];");
   };
   // Teams: launch bounds, since the block's threads must fit the SM's registers or it does
-  // not launch at all (before RTCG_KERNEL, which the host backend finds kernels by).
-  w.line((teams ? "RTDG_BOUNDS " : "") + std::string("RTCG_KERNEL(") + name + ")(" + parameters + ")");
+  // not launch at all; Plan::max_registers: the register cap (either before RTCG_KERNEL, which
+  // the host backend finds kernels by).
+  const bool bounds = teams || spec.plan.max_registers != 0;
+  w.line((bounds ? "RTDG_BOUNDS " : "") + std::string("RTCG_KERNEL(") + name + ")(" + parameters + ")");
   w.line("{");
   w.line("#if RTCG_CUDA");
   w.line("  extern __shared__ double rtdg_smem[];");
@@ -1780,6 +1782,14 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.teams < 1 || plan.teams > max_teams)
     throw Error("the plan's teams must be 1 to " + std::to_string(max_teams) + ", got " + std::to_string(plan.teams));
   sc.teams = plan.teams;
+  if (plan.max_registers != 0 && (plan.max_registers < min_register_cap || plan.max_registers > max_register_cap))
+    throw Error("the plan's max_registers must be 0 or " + std::to_string(min_register_cap) + " to " +
+                std::to_string(max_register_cap) + ", got " + std::to_string(plan.max_registers));
+  // CUDA does not take __maxnreg__ together with the launch bounds that teams need.
+  if (plan.max_registers != 0 && plan.teams != 1)
+    throw Error("the plan does not fit: max_registers caps the registers of a one-team kernel (teams = 1); with " +
+                std::to_string(plan.teams) + " teams the kernel has launch bounds, which CUDA does not combine with "
+                "a register cap");
   if (plan.prefetch == Prefetch::async && (plan.groups_per_block != 1 || plan.teams != 1))
     throw Error("the plan does not fit: prefetch = async is for one element group per block and one team (got " +
                 std::to_string(plan.groups_per_block) + " groups and " + std::to_string(plan.teams) +
@@ -2046,9 +2056,10 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("#define BLOCK_THREADS " + str(sc.threads * sc.teams));
     w.line("#define OFF_TEAMS " + str(sc.off_teams));
   }
-  if (sc.teams > 1) {
+  if (sc.teams > 1 || plan.max_registers != 0) {
     w.line("#if RTCG_CUDA");
-    w.line("#define RTDG_BOUNDS __launch_bounds__(BLOCK_THREADS)");
+    if (sc.teams > 1) w.line("#define RTDG_BOUNDS __launch_bounds__(BLOCK_THREADS)");
+    else w.line("#define RTDG_BOUNDS __maxnreg__(" + str(plan.max_registers) + ")  // Plan::max_registers");
     w.line("#else");
     w.line("#define RTDG_BOUNDS");
     w.line("#endif");
@@ -2175,7 +2186,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   if (pre) w.line("#undef RTDG_PRE");
   w.line("#undef RTDG_SLOTS");
   w.line("#undef RTDG_SYNC");
-  if (sc.teams > 1) w.line("#undef RTDG_BOUNDS");
+  if (sc.teams > 1 || plan.max_registers != 0) w.line("#undef RTDG_BOUNDS");
   if (async_copies) {
     w.line("#undef RTDG_ASYNC_COPY");
     w.line("#undef RTDG_ASYNC_COMMIT");

@@ -52,6 +52,8 @@ GeneratedKernels generate_kernels(const KernelSpec& spec) {
   if (spec.plan.operators == Operators::stencil && spec.plan.fusion != Fusion::stage)
     throw Error("the plan does not fit: operators = stencil is the Bernstein lattice stencil of the fused stage kernel "
                 "(basis = bernstein, fusion = stage)");
+  if (spec.plan.max_registers != 0 && spec.plan.fusion != Fusion::stage)
+    throw Error("the plan does not fit: max_registers caps the registers of the fused stage kernel (fusion = stage)");
   const kernels::Pieces pieces = kernels::lower_pieces(spec);
   if (spec.plan.basis == Basis::bernstein) {
     // The Bernstein plans' kernels: the same code with the element's operators in Bernstein form.

@@ -111,6 +111,7 @@ std::string to_text(const Plan& plan) {
   // database entries) they had before the basis was a plan value.
   if (plan.basis != Basis::nodal) text << " basis=" << to_string(plan.basis);
   if (plan.face_threads != 1) text << " face_threads=" << plan.face_threads;
+  if (plan.max_registers != 0) text << " max_registers=" << plan.max_registers;
   return text.str();
 }
 
@@ -184,6 +185,12 @@ Plan plan_from_text(const std::string& text) {
     plan.face_threads = number("face_threads", 1, 4);
     if (plan.face_threads == 3) throw Error("plan '" + text + "': face_threads=3 is not 1, 2 or 4");
   }
+  if (words.count("max_registers")) {
+    plan.max_registers = number("max_registers", 0, max_register_cap);
+    if (plan.max_registers != 0 && plan.max_registers < min_register_cap)
+      throw Error("plan '" + text + "': max_registers=" + std::to_string(plan.max_registers) + " is not 0 or " +
+                  std::to_string(min_register_cap) + " to " + std::to_string(max_register_cap));
+  }
   if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
   return plan;
 }
@@ -236,7 +243,8 @@ std::string Plan::describe() const {
            (geometry == GeometryPlace::shared ? ", geometry shared" : "") +
            (connectivity == Connectivity::faces ? ", face connectivity" : "") +
            (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string()) + in_basis +
-           (face_threads != 1 ? ", faces on " + std::to_string(face_threads) + " threads/column" : std::string());
+           (face_threads != 1 ? ", faces on " + std::to_string(face_threads) + " threads/column" : std::string()) +
+           (max_registers != 0 ? ", at most " + std::to_string(max_registers) + " registers" : std::string());
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block" + in_basis;

@@ -104,6 +104,7 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
     space.tiles = {Tiles::rows};
     space.bases = {Basis::nodal};  // Bernstein plans need by-column operators, not in this space
     space.face_threads = {1};
+    space.max_registers = {0};
     space.min_threads = 1;
   }
   return space;
@@ -177,6 +178,13 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     for (const int threads : space.face_threads)
       if (threads == 3) throw Error("plan space '" + text + "': face_threads are 1, 2 or 4");
   }
+  else if (name == "max_registers") {
+    space.max_registers = numbers(0, max_register_cap);
+    for (const int cap : space.max_registers)
+      if (cap != 0 && cap < min_register_cap)
+        throw Error("plan space '" + text + "': max_registers are 0 or " + std::to_string(min_register_cap) + " to " +
+                    std::to_string(max_register_cap) + ", not " + std::to_string(cap));
+  }
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
     for (const int bytes : space.align)
@@ -191,7 +199,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, connectivity, align, tiles, bases, face_threads, prune");
+                "groups, teams, geometry, connectivity, align, tiles, bases, face_threads, max_registers, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -216,7 +224,8 @@ Point point_of(const Plan& plan) {
                {"align", fused ? plan.align : 0},
                {"tiles", fused ? static_cast<std::int64_t>(plan.tiles) : 0},
                {"basis", static_cast<std::int64_t>(plan.basis)},
-               {"face_threads", plan.face_threads}};
+               {"face_threads", plan.face_threads},
+               {"max_registers", fused ? plan.max_registers : 0}};
 }
 
 Plan plan_of(const Point& point) {
@@ -304,6 +313,12 @@ Plan plan_of(const Point& point) {
   plan.face_threads = face_threads != point.end() ? static_cast<int>(face_threads->second) : 1;
   if (plan.face_threads != 1 && plan.face_threads != 2 && plan.face_threads != 4)
     throw Error("a DG plan point with face_threads other than 1, 2 or 4: " + rtcg::tune::to_string(point));
+  // Points stored before the register cap was a plan value have no max_registers: 0.
+  const auto max_registers = point.find("max_registers");
+  plan.max_registers = max_registers != point.end() ? static_cast<int>(max_registers->second) : 0;
+  if (plan.max_registers != 0 && (plan.max_registers < min_register_cap || plan.max_registers > max_register_cap))
+    throw Error("a DG plan point with max_registers other than 0 or " + std::to_string(min_register_cap) + " to " +
+                std::to_string(max_register_cap) + ": " + rtcg::tune::to_string(point));
   return plan;
 }
 
@@ -399,6 +414,11 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> face_threads = ints(space.face_threads);
   std::erase_if(face_threads, [](std::int64_t t) { return t != 1 && t != 2 && t != 4; });
   if (std::find(face_threads.begin(), face_threads.end(), 1) == face_threads.end()) face_threads.insert(face_threads.begin(), 1);
+  // The default plan has no cap: 0 is always in the space.
+  std::vector<std::int64_t> max_registers = ints(space.max_registers);
+  std::erase_if(max_registers, [](std::int64_t r) { return r != 0 && (r < min_register_cap || r > max_register_cap); });
+  if (std::find(max_registers.begin(), max_registers.end(), 0) == max_registers.end())
+    max_registers.insert(max_registers.begin(), 0);
 
   rtcg::tune::SearchSpace out;
   out.parameter("fusion", fusion)
@@ -421,7 +441,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("align", align)
       .parameter("tiles", tiles)
       .parameter("basis", bases)
-      .parameter("face_threads", face_threads);
+      .parameter("face_threads", face_threads)
+      .parameter("max_registers", max_registers);
   out.constraint("basis = bernstein: fused plans by column (operators constant, literals or stencil)",
                  {"basis", "fusion", "operators"},
                  [](const Point& p) { return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2); });
@@ -437,6 +458,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint(
       "operators = stencil: Bernstein plans of the state derivative", {"operators", "basis", "derivative"},
       [](const Point& p) { return p.at("operators") != stencil || (p.at("basis") == 1 && p.at("derivative") == 1); });
+  out.constraint("max_registers > 0: fused plans of one team", {"max_registers", "fusion", "teams"},
+                 [](const Point& p) { return p.at("max_registers") == 0 || (p.at("fusion") == 1 && p.at("teams") == 1); });
   const bool unfused = space.unfused;
   // Compares whole points (the reference): checked on whole points.
   out.constraint("the default plan's layout, or unfused plans, only where asked for (besides the default plan)",
@@ -739,6 +762,7 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
     rtcg::tune::Variant variant;
     variant.program.name = kernels.name;
     variant.program.source = kernels.source;
+    if (spec.plan.max_registers != 0) variant.max_local_bytes = capped_local_bytes;
     auto grid = [K](int per_block) { return static_cast<unsigned>((K + per_block - 1) / per_block); };
     if (kernels.fusion == Fusion::stage) {
       rtcg::LaunchShape shape;

@@ -35,6 +35,9 @@ struct Variant {
   std::vector<std::pair<std::string, LaunchShape>> launches;
   // Runs the variant once on the job's data (asynchronously on CUDA).
   std::function<void(const Module&)> run;
+  // Local memory per thread this variant may use, in place of TimingOptions::max_local_bytes:
+  // for a variant that asks for spills (a register cap), where only its timing can tell.
+  std::optional<std::size_t> max_local_bytes;
 };
 
 // Thrown by a generator for a point that a rule says cannot win (it would lose occupancy, it
