@@ -16,8 +16,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include <map>
 #include <set>
@@ -204,6 +206,12 @@ void expect_compiles_verbose(rtcg::Compiler& compiler, const GeneratedKernels& k
   program.name = kernels.name;
   program.source = kernels.source;
   if (verbose) program.options.push_back("--ptxas-options=-v");
+  // RTDG_PTXAS_DUMP=<folder> (tuning work): the source under <folder>/<label>.cu, for nvcc.
+  if (const char* folder = std::getenv("RTDG_PTXAS_DUMP")) {
+    std::string name = label;
+    std::replace(name.begin(), name.end(), ' ', '_');
+    std::ofstream(std::string(folder) + "/" + name + ".cu") << program.source;
+  }
   try {
     const auto binary = compiler.compile(program);
     if (verbose) std::printf("%s: %zu bytes of CUBIN\n%s\n", label.c_str(), binary.image.size(), binary.log.c_str());
