@@ -274,7 +274,8 @@ TuningResult Tuner::tune(const Job& job) const {
     const Module& module = *compiled[k]->module;
     try {
       std::string status;
-      if (std::string problem = launch_problem(variant, module, variant.max_local_bytes.value_or(options_.max_local_bytes), shared_optin, status); !problem.empty()) {
+      const std::size_t max_local_bytes = variant.max_local_bytes.value_or(options_.max_local_bytes);
+      if (std::string problem = launch_problem(variant, module, max_local_bytes, shared_optin, status); !problem.empty()) {
         timing.status = status;
         timing.reason = problem;
         continue;
