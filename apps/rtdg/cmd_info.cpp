@@ -26,6 +26,7 @@ nlohmann::json device_json(const rtcg::DeviceInfo& info) {
           {"max_shared_memory_per_multiprocessor", info.max_shared_memory_per_multiprocessor},
           {"max_blocks_per_multiprocessor", info.max_blocks_per_multiprocessor},
           {"reserved_shared_memory_per_block", info.reserved_shared_memory_per_block},
+          {"registers_per_multiprocessor", info.registers_per_multiprocessor},
           {"driver_version", info.driver_version},
           {"pci_bus_id", info.pci_bus_id}};
 }

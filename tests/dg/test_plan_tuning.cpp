@@ -476,6 +476,50 @@ rtcg::DeviceInfo h100_limits() {
   return device;
 }
 
+// The caps `--space max_registers=auto` derives from a compiled stage kernel: those that fit 1
+// and 2 more blocks per SM where the registers are what limits them (H100 register file).
+TEST(PlanTuning, DerivedRegisterCaps) {
+  rtcg::DeviceInfo device = h100_limits();
+  device.registers_per_multiprocessor = 65536;
+  device.warp_size = 32;
+  auto use = [](int registers, int threads, std::size_t shared, int blocks) {
+    rtcg::tune::KernelUse u;
+    u.kernel = "rtdg_stage_lserk";
+    u.registers = registers;
+    u.threads = threads;
+    u.shared_bytes = shared;
+    u.blocks_per_multiprocessor = blocks;
+    return u;
+  };
+  // Order 6 stencil, 4 elements (336 threads, 11 warps, 96 registers: 1 block); its shared
+  // memory allows 2: 2 blocks take at most 93 registers, so 88.
+  EXPECT_EQ(register_caps(device, use(96, 336, 104000, 1)), std::vector<int>{88});
+  // Order 5 16-row tensor plan, 4 elements (224 threads, 106 registers: 2 blocks): 3 blocks at
+  // 96, 4 at 72 (measured session 30: 1.981 ms per stage uncapped, 1.535 at 72).
+  EXPECT_EQ(register_caps(device, use(106, 224, 40000, 2)), (std::vector<int>{96, 72}));
+  // Order 4 stencil, 4 elements (140 threads in 5 warps, 96 registers: 4 blocks): 5 at 80, 6 at 64.
+  EXPECT_EQ(register_caps(device, use(96, 140, 20000, 4)), (std::vector<int>{80, 64}));
+  // Shared memory already sets the blocks (2 blocks of 110 KB): no cap gains one.
+  EXPECT_TRUE(register_caps(device, use(96, 336, 110000, 2)).empty());
+  // Few registers (56 at 7 blocks of 160 threads): 8 blocks would need 48, below min_derived_cap.
+  EXPECT_TRUE(register_caps(device, use(56, 160, 10000, 7)).empty());
+  // The host gives no register file.
+  EXPECT_TRUE(register_caps(rtcg::DeviceInfo{}, use(96, 336, 104000, 1)).empty());
+  // The space's text and the job: derived caps are on CUDA only.
+  PlanSpace space = tiny_space();
+  set_space_values(space, "max_registers=auto");
+  EXPECT_TRUE(space.derived_register_caps);
+  EXPECT_EQ(space.max_registers, std::vector<int>{0});
+  set_space_values(space, "max_registers=0,80,auto");
+  EXPECT_TRUE(space.derived_register_caps);
+  EXPECT_EQ(space.max_registers, (std::vector<int>{0, 80}));
+  set_space_values(space, "max_registers=0,80");
+  EXPECT_FALSE(space.derived_register_caps);
+  space.derived_register_caps = true;
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  EXPECT_FALSE(make_plan_job(*cavity.solver, space).job.derive);
+}
+
 TEST(PlanTuning, BlocksPerMultiprocessor) {
   const rtcg::DeviceInfo device = h100_limits();
   EXPECT_EQ(blocks_per_multiprocessor(device, 480, 148224), 1);  // shared memory: 233472 / 149248
@@ -840,7 +884,8 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
   EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, face_threads, max_registers, prune"),
             std::string::npos);
-  EXPECT_EQ(error_of("max_registers=0,24"), "plan space 'max_registers=0,24': max_registers are 0 or 32 to 255, not 24");
+  EXPECT_EQ(error_of("max_registers=0,24"),
+            "plan space 'max_registers=0,24': max_registers are 0, 'auto' or 32 to 255, not 24");
   EXPECT_EQ(error_of("max_registers=300"),
             "plan space 'max_registers=300': max_registers value '300' is not a whole number in 0..255");
   EXPECT_EQ(error_of("face_threads=1,3"), "plan space 'face_threads=1,3': face_threads are 1, 2 or 4");

@@ -12,11 +12,13 @@
 #include <omp.h>
 #include <spdlog/sinks/ringbuffer_sink.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <thread>
 
 namespace {
@@ -293,6 +295,44 @@ TEST(Tuner, PrunedPointsAreNotCompiled) {
   const std::string table = rtcg::tune::format_table(result);
   EXPECT_NE(table.find("dropped (pruned): it would lose occupancy"), std::string::npos) << table;
   EXPECT_NE(table.find("3 variants, 0 dropped, 1 pruned; compiled in"), std::string::npos) << table;
+}
+
+// Job::derive: points added from what a compiled variant uses, once each, compiled and timed with
+// the rest; a derived point derives nothing, and one the generator prunes is pruned.
+TEST(Tuner, DerivedPointsAreCompiledAndTimedOnce) {
+  rtcg::tune::Job job = sleeping_job();
+  job.space = {};
+  job.space.parameter("cost", {6, 24});  // derived: 1 ms, far below 6 on a loaded machine
+  job.default_point = {{"cost", 6}};
+  const auto sleep_generate = job.generate;
+  job.generate = [sleep_generate](const Point& point) {
+    if (point.at("cost") == 5) throw rtcg::tune::Pruned("five is pruned");
+    rtcg::tune::Variant variant = sleep_generate(point);
+    variant.launches = {{"tuner_trivial", rtcg::LaunchShape{{1}, {64}}}};
+    return variant;
+  };
+  auto calls = std::make_shared<std::vector<std::int64_t>>();
+  job.derive = [calls](const Point& point, const std::vector<rtcg::tune::KernelUse>& uses) {
+    calls->push_back(point.at("cost"));
+    EXPECT_EQ(uses.size(), 1u);
+    if (!uses.empty()) {
+      EXPECT_EQ(uses[0].kernel, "tuner_trivial");
+      EXPECT_EQ(uses[0].threads, 64);
+    }
+    // 6 derives 1 (new), 24 (already there) and 5 (pruned); 24 derives 1 again (added once).
+    if (point.at("cost") == 6) return std::vector<Point>{{{"cost", 1}}, {{"cost", 24}}, {{"cost", 5}}};
+    return std::vector<Point>{{{"cost", 1}}};
+  };
+  const auto result = rtcg::tune::Tuner(host(), fast_options()).tune(job);
+  std::sort(calls->begin(), calls->end());
+  EXPECT_EQ(*calls, (std::vector<std::int64_t>{6, 24}));  // not called for the derived points
+  ASSERT_EQ(result.variants.size(), 4u);
+  EXPECT_EQ(result.variants[2].point.at("cost"), 1);
+  EXPECT_TRUE(result.variants[2].ok()) << result.variants[2].reason;
+  EXPECT_FALSE(result.variants[2].times_ms.empty());
+  EXPECT_EQ(result.variants[3].point.at("cost"), 5);
+  EXPECT_EQ(result.variants[3].status, "pruned");
+  EXPECT_EQ(result.best().point.at("cost"), 1);
 }
 
 // What limits a variant of several kernels: the most registers, the fewest blocks per SM that

@@ -114,8 +114,13 @@ struct PlanSpace {
   std::vector<int> face_threads{1, 2, 4};
   // Register caps of fused one-team plans (Plan::max_registers; 0: the compiler's choice). A
   // capped variant may spill up to capped_local_bytes per thread and still be timed. Default:
-  // 0 only (`--space max_registers=0,80` tries a cap).
+  // 0 only (`--space max_registers=0,80` tries a cap on every fused plan).
   std::vector<int> max_registers{0};
+  // `--space max_registers=auto`: on CUDA, once a fused one-team plan has compiled without a
+  // cap, try the caps that would fit it 1 and 2 more blocks per SM where its registers are what
+  // limit them (register_caps), instead of a fixed list on every plan. Off by default (its
+  // sweep time is not measured yet).
+  bool derived_register_caps = false;
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -277,6 +282,17 @@ rtcg::tune::TimingOptions plan_timing_options(double budget_seconds = 0);
 // them (nvcc 13, sm_90, order 5 stencil in double: 96 registers and 40 bytes of stack; capped at
 // 80, 96 bytes; at 64, 280).
 inline constexpr std::size_t capped_local_bytes = 256;
+// The register caps PlanSpace::derived_register_caps tries for a compiled plan whose stage
+// kernel `stage` (its registers, threads, shared memory and blocks per SM, from the compiler and
+// the occupancy calculator) runs on `device`: for 1 and 2 more blocks per SM than it fits now,
+// the largest multiple of 8 registers per thread that fits them, where the registers are what
+// limits the blocks (the device's threads, shared memory and block limits allow them) and that
+// count is at least min_derived_cap and below the kernel's own. Empty where the device does not
+// give its register file (the host). On the H100 (session 30) caps that gained blocks won where
+// the uncapped plan held 96-106 registers: 16-row tensor plans at 64 (order 5: 1.981 to 1.529 ms
+// per stage, 2 to 4 blocks per SM), the stencil at 80 (order 6: 3.770 to 2.875, 1 to 2).
+std::vector<int> register_caps(const rtcg::DeviceInfo& device, const rtcg::tune::KernelUse& stage);
+inline constexpr int min_derived_cap = 64;
 
 // RTDG_TUNE_BUDGET: seconds a run may spend tuning its kernels at start (default 60); throws
 // dg::Error for a value that is not a positive number.

@@ -179,11 +179,14 @@ void set_space_values(PlanSpace& space, const std::string& text) {
       if (threads == 3) throw Error("plan space '" + text + "': face_threads are 1, 2 or 4");
   }
   else if (name == "max_registers") {
-    space.max_registers = numbers(0, max_register_cap);
+    // "auto" derives caps from each compiled plan (PlanSpace::derived_register_caps); numbers
+    // are caps tried on every fused plan.
+    space.derived_register_caps = std::erase(values, std::string("auto")) > 0;
+    space.max_registers = values.empty() ? std::vector<int>{0} : numbers(0, max_register_cap);
     for (const int cap : space.max_registers)
       if (cap != 0 && cap < min_register_cap)
-        throw Error("plan space '" + text + "': max_registers are 0 or " + std::to_string(min_register_cap) + " to " +
-                    std::to_string(max_register_cap) + ", not " + std::to_string(cap));
+        throw Error("plan space '" + text + "': max_registers are 0, 'auto' or " + std::to_string(min_register_cap) +
+                    " to " + std::to_string(max_register_cap) + ", not " + std::to_string(cap));
   }
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
@@ -597,6 +600,25 @@ int blocks_per_multiprocessor(const rtcg::DeviceInfo& device, int threads, std::
   return blocks;
 }
 
+std::vector<int> register_caps(const rtcg::DeviceInfo& device, const rtcg::tune::KernelUse& stage) {
+  const int warp = device.warp_size > 0 ? device.warp_size : 32;
+  if (device.registers_per_multiprocessor <= 0 || stage.registers <= 0 || stage.threads <= 0 ||
+      stage.blocks_per_multiprocessor <= 0)
+    return {};
+  // What the threads, the shared memory and the block limit allow, registers aside.
+  const int others = blocks_per_multiprocessor(device, stage.threads, stage.shared_bytes);
+  const int warps = (stage.threads + warp - 1) / warp;
+  std::vector<int> caps;
+  for (int blocks = stage.blocks_per_multiprocessor + 1; blocks <= stage.blocks_per_multiprocessor + 2; ++blocks) {
+    if (others > 0 && blocks > others) break;
+    // Registers are allocated per warp in units of 256 (8 per thread).
+    const int cap = std::min(max_register_cap, device.registers_per_multiprocessor / (blocks * warps * warp)) / 8 * 8;
+    if (cap < min_derived_cap || cap >= stage.registers) break;
+    caps.push_back(cap);
+  }
+  return caps;
+}
+
 std::string pipelining_pruned(const KernelSpec& spec, const rtcg::DeviceInfo& device) {
   if (spec.plan.fusion != Fusion::stage || spec.plan.groups_per_block <= 1) return {};
   return pipelining_pruned(spec, generate_kernels(spec), device);
@@ -744,6 +766,21 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
   const long long nonzeros = operator_nonzeros(solver.discretization().element);
   const int order = solver.discretization().element.N;
   const int faces = solver.discretization().element.Nfaces;
+  // Register caps derived from each compiled fused one-team plan without one (auto).
+  if (space.derived_register_caps && device.registers_per_multiprocessor > 0)
+    job.derive = [device](const Point& point, const std::vector<rtcg::tune::KernelUse>& uses) {
+      std::vector<Point> capped_points;
+      if (point.at("fusion") != 1 || point.at("teams") != 1 || point.at("max_registers") != 0) return capped_points;
+      for (const rtcg::tune::KernelUse& use : uses) {
+        if (use.kernel != "rtdg_stage_lserk" && use.kernel != "rtdg_stage_ssp") continue;
+        for (const int cap : register_caps(device, use)) {
+          Point capped = point;
+          capped["max_registers"] = cap;
+          capped_points.push_back(std::move(capped));
+        }
+      }
+      return capped_points;
+    };
   job.generate = [base, K, ssp, context, device, prune, async_tried, single, nonzeros, order, faces](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);

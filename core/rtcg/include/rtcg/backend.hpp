@@ -38,6 +38,7 @@ struct DeviceInfo {
   int max_shared_memory_per_multiprocessor = 0;
   int max_blocks_per_multiprocessor = 0;
   int reserved_shared_memory_per_block = 0;
+  int registers_per_multiprocessor = 0;  // 32-bit registers (65536 on sm_50 and newer)
   int warp_size = 0;
   int driver_version = 0;           // e.g. 13000
   std::string pci_bus_id;

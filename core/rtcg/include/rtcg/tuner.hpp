@@ -56,6 +56,13 @@ struct Job {
   Point default_point;        // the generator's built-in default; must be in the space
   // Point -> variant. Called from several threads at once (it must only read shared state).
   std::function<Variant(const Point&)> generate;
+  // Optional: points to add once the variant of `point` has compiled, from what its kernels use
+  // (registers, threads, shared memory, blocks per SM), e.g. a register cap where a kernel's
+  // registers limit its blocks per SM, which only the compiler can tell. Called from one thread
+  // after every point of the space has compiled; the tuner generates, compiles and times the
+  // points it returns with the rest (a point already there is not added twice; a derived
+  // point derives nothing).
+  std::function<std::vector<Point>(const Point& point, const std::vector<KernelUse>& uses)> derive;
   // Optional: puts the outputs back to their initial state (before each check).
   std::function<void()> reset;
   // Optional: after one run from the reset state, "" when the output matches the reference

@@ -170,6 +170,7 @@ CudaBackend::CudaBackend() : Backend(make_nvrtc_compiler(cuda_device_arch(device
   info_.max_shared_memory_per_block_optin = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   info_.max_shared_memory_per_multiprocessor = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
   info_.max_blocks_per_multiprocessor = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+  info_.registers_per_multiprocessor = attribute(device_, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
   info_.reserved_shared_memory_per_block = attribute(device_, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
   info_.warp_size = attribute(device_, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   check(d.cuDriverGetVersion(&info_.driver_version), "cuDriverGetVersion");

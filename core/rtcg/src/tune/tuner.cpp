@@ -11,6 +11,7 @@
 #include <cmath>
 #include <ctime>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -180,7 +181,7 @@ Tuner::Tuner(Backend& backend, TimingOptions options) : backend_(&backend), opti
 
 TuningResult Tuner::tune(const Job& job) const {
   RTCG_VERIFY(job.generate, "tuning job `" << job.family << "` has no generator");
-  const std::vector<Point> points = job.space.points();
+  std::vector<Point> points = job.space.points();
   RTCG_VERIFY(!points.empty(), "tuning job `" << job.family << "`: the space has no points (" << job.space.describe() << ")");
   std::string why_not;
   RTCG_VERIFY(job.space.contains(job.default_point, &why_not),
@@ -203,8 +204,10 @@ TuningResult Tuner::tune(const Job& job) const {
   //    thread-safe, and Backend::compile shares one module per cache key.
   const auto compile_start = Clock::now();
   std::vector<std::optional<Compiled>> compiled(points.size());
-  {
-    std::atomic<std::size_t> next{0};
+  const int max_threads_per_sm = backend_->device_info().max_threads_per_multiprocessor;
+  // Generates and compiles the variants of points [first, points.size()) on all cores.
+  auto compile_from = [&](std::size_t first) {
+    std::atomic<std::size_t> next{first};
     auto worker = [&] {
       for (std::size_t k; (k = next.fetch_add(1)) < points.size();) {
         Timing& timing = result.variants[k];
@@ -233,10 +236,37 @@ TuningResult Tuner::tune(const Job& job) const {
       }
     };
     unsigned threads = options_.compile_threads ? options_.compile_threads : std::thread::hardware_concurrency();
-    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(points.size())));
+    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(points.size() - first)));
     std::vector<std::jthread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
     worker();
+  };
+  compile_from(0);
+  // Points derived from what the compiled variants use (Job::derive), once each, compiled in
+  // a second round and timed with the rest.
+  if (job.derive) {
+    std::set<Point> known(points.begin(), points.end());
+    const std::size_t first = points.size();
+    for (std::size_t k = 0; k < first; ++k) {
+      if (!compiled[k]) continue;
+      std::vector<KernelUse> uses;
+      try {
+        uses = kernel_uses(compiled[k]->variant, *compiled[k]->module, max_threads_per_sm);
+      } catch (const std::exception&) {
+        continue;  // a variant that cannot launch as generated derives nothing (timing says why)
+      }
+      for (Point& derived : job.derive(points[k], uses))
+        if (known.insert(derived).second) points.push_back(std::move(derived));
+    }
+    if (points.size() > first) {
+      result.variants.resize(points.size());
+      for (std::size_t k = first; k < points.size(); ++k) {
+        result.variants[k].point = points[k];
+        result.variants[k].status = "ok";
+      }
+      compiled.resize(points.size());
+      compile_from(first);
+    }
   }
   result.compile_seconds = seconds_since(compile_start);
 
@@ -257,7 +287,6 @@ TuningResult Tuner::tune(const Job& job) const {
   std::stable_partition(order.begin(), order.end(), [&](std::size_t k) { return points[k] == job.default_point; });
 
   const int shared_optin = backend_->device_info().max_shared_memory_per_block_optin;
-  const int max_threads_per_sm = backend_->device_info().max_threads_per_multiprocessor;
   double best_median = 0;
   for (const std::size_t k : order) {
     Timing& timing = result.variants[k];
