@@ -173,7 +173,7 @@ TEST(CudaTuner, AVariantMayAllowLocalMemory) {
   job.default_point = {{"allow", 1}};
   job.generate = [x](const rtcg::tune::Point& point) {
     const rtcg::ElementwiseSpec spec{"local_" + std::to_string(point.at("allow")), "double* x",
-                                     "double a[32]; for (int r = 0; r < 32; ++r) a[r] = x[i] * r; x[i] = a[i & 31]", ""};
+                                     "volatile double a[32]; for (int r = 0; r < 32; ++r) a[r] = x[i] * r; x[i] = a[i & 31]", ""};
     rtcg::tune::Variant variant;
     variant.program = rtcg::elementwise_program(spec, {});
     variant.launches = {{spec.name, rtcg::elementwise_shape({}, x->size(), 1)}};
