@@ -329,6 +329,9 @@ Plan plan_from_text(const std::string& text);
 int node_stride(const Plan& plan, int Np, int real_bytes);
 // Whether `bytes` is an align value plans accept: 0, or a power of two in 8..max_align_bytes.
 bool valid_align(int bytes);
+// Whether `registers` is a max_registers value plans accept: 0, or min_register_cap to
+// max_register_cap.
+bool valid_register_cap(int registers);
 // The generated code's state index macro, "#define QIDX(c, k, i) ...", for a layout and node
 // stride (K, NCOMP, NP: the kernel's element count and its macros; the stride is written as NP
 // when it is Np, so unpadded plans generate the code they did before padding existed).

@@ -1782,7 +1782,7 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.teams < 1 || plan.teams > max_teams)
     throw Error("the plan's teams must be 1 to " + std::to_string(max_teams) + ", got " + std::to_string(plan.teams));
   sc.teams = plan.teams;
-  if (plan.max_registers != 0 && (plan.max_registers < min_register_cap || plan.max_registers > max_register_cap))
+  if (!valid_register_cap(plan.max_registers))
     throw Error("the plan's max_registers must be 0 or " + std::to_string(min_register_cap) + " to " +
                 std::to_string(max_register_cap) + ", got " + std::to_string(plan.max_registers));
   // CUDA does not take __maxnreg__ together with the launch bounds that teams need.

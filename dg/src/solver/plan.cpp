@@ -187,12 +187,16 @@ Plan plan_from_text(const std::string& text) {
   }
   if (words.count("max_registers")) {
     plan.max_registers = number("max_registers", 0, max_register_cap);
-    if (plan.max_registers != 0 && plan.max_registers < min_register_cap)
+    if (!valid_register_cap(plan.max_registers))
       throw Error("plan '" + text + "': max_registers=" + std::to_string(plan.max_registers) + " is not 0 or " +
                   std::to_string(min_register_cap) + " to " + std::to_string(max_register_cap));
   }
   if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
   return plan;
+}
+
+bool valid_register_cap(int registers) {
+  return registers == 0 || (registers >= min_register_cap && registers <= max_register_cap);
 }
 
 bool valid_align(int bytes) {

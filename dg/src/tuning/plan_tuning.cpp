@@ -184,7 +184,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     space.derived_register_caps = std::erase(values, std::string("auto")) > 0;
     space.max_registers = values.empty() ? std::vector<int>{0} : numbers(0, max_register_cap);
     for (const int cap : space.max_registers)
-      if (cap != 0 && cap < min_register_cap)
+      if (!valid_register_cap(cap))
         throw Error("plan space '" + text + "': max_registers are 0, 'auto' or " + std::to_string(min_register_cap) +
                     " to " + std::to_string(max_register_cap) + ", not " + std::to_string(cap));
   }
@@ -319,7 +319,7 @@ Plan plan_of(const Point& point) {
   // Points stored before the register cap was a plan value have no max_registers: 0.
   const auto max_registers = point.find("max_registers");
   plan.max_registers = max_registers != point.end() ? static_cast<int>(max_registers->second) : 0;
-  if (plan.max_registers != 0 && (plan.max_registers < min_register_cap || plan.max_registers > max_register_cap))
+  if (!valid_register_cap(plan.max_registers))
     throw Error("a DG plan point with max_registers other than 0 or " + std::to_string(min_register_cap) + " to " +
                 std::to_string(max_register_cap) + ": " + rtcg::tune::to_string(point));
   return plan;
@@ -419,7 +419,7 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (std::find(face_threads.begin(), face_threads.end(), 1) == face_threads.end()) face_threads.insert(face_threads.begin(), 1);
   // The default plan has no cap: 0 is always in the space.
   std::vector<std::int64_t> max_registers = ints(space.max_registers);
-  std::erase_if(max_registers, [](std::int64_t r) { return r != 0 && (r < min_register_cap || r > max_register_cap); });
+  std::erase_if(max_registers, [](std::int64_t r) { return !valid_register_cap(static_cast<int>(r)); });
   if (std::find(max_registers.begin(), max_registers.end(), 0) == max_registers.end())
     max_registers.insert(max_registers.begin(), 0);
 
