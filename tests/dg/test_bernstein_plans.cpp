@@ -45,8 +45,9 @@ using test::fused_plan;
 // Bernstein plans of every family: unfused, fused with the operators in global and shared
 // memory, by column (literals and constant memory; the state derivative in layers, the flux
 // derivative as a product), the lattice stencil (with the geometry in shared memory, and
-// field-major without prefetch), tensor products, and a padded node stride; two of them with
-// the faces of the layered LIFT on two threads per column (face_threads).
+// field-major without prefetch), tensor products, and a padded node stride; three of them with
+// the faces of the layered LIFT on two threads per column (face_threads), one of those a stencil
+// plan that reads its update input late (prefetch_update = off).
 std::vector<Plan> bernstein_plans() {
   Plan padded = fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state, Products::scalar, Prefetch::async);
   padded.align = 32;
@@ -55,6 +56,10 @@ std::vector<Plan> bernstein_plans() {
                                    Prefetch::async);
   stencil_shared.geometry = GeometryPlace::shared;
   stencil_shared.face_threads = 2;
+  Plan stencil_late = fused_plan(Layout::element_major, 2, 1, Operators::stencil, Derivative::state, Products::scalar,
+                                 Prefetch::async);
+  stencil_late.face_threads = 2;
+  stencil_late.prefetch_update = false;
   return {bernstein(Plan{}),
           bernstein(fused_plan(Layout::field_major, 3, 1, Operators::global, Derivative::flux)),
           bernstein(fused_plan(Layout::element_major, 2, 1, Operators::shared, Derivative::state, Products::scalar, Prefetch::on)),
@@ -65,7 +70,8 @@ std::vector<Plan> bernstein_plans() {
           bernstein(fused_plan(Layout::element_major, 4, 1, Operators::global, Derivative::state, Products::tensor, Prefetch::async)),
           bernstein(stencil_shared),
           bernstein(fused_plan(Layout::field_major, 2, 1, Operators::stencil, Derivative::state)),
-          bernstein(padded)};
+          bernstein(padded),
+          bernstein(stencil_late)};
 }
 
 bool lifts_in_layers(const Plan& plan) {

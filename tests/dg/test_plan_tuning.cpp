@@ -672,6 +672,55 @@ TEST(PlanTuning, BernsteinPlansByColumnWhereTheLawTakesThem) {
   EXPECT_EQ(basis_pruned(plan, 2, 4, host_device), "");
 }
 
+// Plan::prefetch_update: a point value (absent from older points: on), a space list of on and
+// off, tried only where CUDA code differs (never on the host, whatever the list says), and with
+// `prune` on CUDA only for the stencil plans (update_pruned).
+TEST(PlanTuning, LateUpdateInputInPointsSpacesAndPruning) {
+  Plan stencil = plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=stencil "
+                                "derivative=state prefetch=async basis=bernstein face_threads=4");
+  EXPECT_EQ(point_of(stencil).at("prefetch_update"), 1);
+  stencil.prefetch_update = false;
+  EXPECT_EQ(point_of(stencil).at("prefetch_update"), 0);
+  EXPECT_EQ(plan_of(point_of(stencil)), stencil);
+  rtcg::tune::Point old_point = point_of(stencil);
+  old_point.erase("prefetch_update");
+  EXPECT_TRUE(plan_of(old_point).prefetch_update);
+  old_point["prefetch_update"] = 2;
+  EXPECT_THROW((void)plan_of(old_point), Error);
+  EXPECT_EQ(point_of(Plan{}).at("prefetch_update"), 1);
+
+  PlanSpace space = tiny_space();
+  EXPECT_EQ(space.prefetch_update, (std::vector<bool>{true, false}));
+  set_space_values(space, "prefetch_update=on");
+  EXPECT_EQ(space.prefetch_update, std::vector<bool>{true});
+  set_space_values(space, "prefetch_update=off,on");
+  EXPECT_EQ(space.prefetch_update, (std::vector<bool>{false, true}));
+  try {
+    set_space_values(space, "prefetch_update=late");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("prefetch_update values are on and off, not 'late'"), std::string::npos)
+        << error.what();
+  }
+  // The host reads the update input where it is needed either way: no point is off there.
+  Cavity cavity("maxwell2d_tm", 2, 2, host());
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points())
+    EXPECT_EQ(p.at("prefetch_update"), 1) << rtcg::tune::to_string(p);
+
+  const rtcg::DeviceInfo h100 = h100_limits();
+  EXPECT_EQ(update_pruned(stencil, h100), "");
+  Plan tensor = plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=global "
+                               "derivative=state products=tensor prefetch=async");
+  EXPECT_EQ(update_pruned(tensor, h100), "");  // on: nothing to prune
+  tensor.prefetch_update = false;
+  EXPECT_EQ(update_pruned(tensor, h100).rfind("the update input read late (prefetch_update = off) outside the stencil", 0),
+            0u)
+      << update_pruned(tensor, h100);
+  rtcg::DeviceInfo host_device;
+  host_device.arch = "host";
+  EXPECT_EQ(update_pruned(tensor, host_device), "");
+}
+
 // Operators in constant memory are pruned on CUDA, literals where D and LIFT have more than
 // 1,024 non-zero entries in double, 2,048 in float; nothing on the host. Their plans round-trip through points and text.
 TEST(PlanTuning, OperatorsPrunedOnCuda) {
@@ -882,7 +931,7 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
-  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, face_threads, max_registers, prune"),
+  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, face_threads, max_registers, prefetch_update, prune"),
             std::string::npos);
   EXPECT_EQ(error_of("max_registers=0,24"),
             "plan space 'max_registers=0,24': max_registers are 0, 'auto' or 32 to 255, not 24");

@@ -289,6 +289,14 @@ std::vector<Plan> fused_plans() {
                               Prefetch::async);
             plan.max_registers = 64;
             return plan;
+          }(),
+          // The update input read where the update needs it (Plan::prefetch_update), pipelined groups.
+          [] {
+            Plan plan = fused_plan(Layout::element_major, 3, 1, Operators::global, Derivative::state, Products::tensor,
+                              Prefetch::on);
+            plan.groups_per_block = 2;
+            plan.prefetch_update = false;
+            return plan;
           }()};
 }
 
@@ -890,6 +898,50 @@ TEST(SolverPlans, RegisterCapTextAndRefusals) {
   low.max_registers = 16;
   EXPECT_NE(error_of(low).find("the plan's max_registers must be 0 or 32 to 255, got 16"), std::string::npos)
       << error_of(low);
+}
+
+// Plan::prefetch_update: written only when off, read back, described; refused where there is
+// no prefetched update input to read late (unfused plans, no prefetch, products not staged).
+TEST(SolverPlans, LateUpdateInputTextAndRefusals) {
+  Plan late = fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::state, Products::scalar,
+                         Prefetch::async);
+  EXPECT_EQ(to_text(late).find("prefetch_update"), std::string::npos);  // older texts read as before
+  EXPECT_TRUE(plan_from_text(to_text(late)).prefetch_update);
+  late.prefetch_update = false;
+  EXPECT_NE(to_text(late).find(" prefetch_update=off"), std::string::npos) << to_text(late);
+  EXPECT_EQ(plan_from_text(to_text(late)), late);
+  EXPECT_NE(late.describe().find(", update input read late"), std::string::npos) << late.describe();
+  EXPECT_TRUE(plan_from_text(to_text(late) + " prefetch_update=on").prefetch_update);  // the last word wins
+  try {
+    (void)plan_from_text(to_text(Plan{}) + " prefetch_update=late");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("prefetch_update=late is not on or off"), std::string::npos) << error.what();
+  }
+
+  Cavity a("maxwell3d", 1, 2, host());
+  auto error_of = [&](const Plan& plan) {
+    try {
+      a.solver->set_plan(plan);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(late), "no error");
+  Plan unfused;
+  unfused.prefetch_update = false;
+  EXPECT_NE(error_of(unfused).find("prefetch_update = off reads the update input late in the fused stage kernel"),
+            std::string::npos)
+      << error_of(unfused);
+  const std::string not_staged = "prefetch_update = off reads the update input late instead of prefetching it";
+  Plan no_prefetch = late;
+  no_prefetch.prefetch = Prefetch::off;
+  EXPECT_NE(error_of(no_prefetch).find(not_staged), std::string::npos) << error_of(no_prefetch);
+  Plan scalar = fused_plan(Layout::element_major, 2, 1, Operators::global, Derivative::state, Products::scalar,
+                           Prefetch::on);
+  scalar.prefetch_update = false;
+  EXPECT_NE(error_of(scalar).find(not_staged), std::string::npos) << error_of(scalar);
 }
 
 TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {

@@ -269,6 +269,14 @@ struct Plan {
   // registers and 5 at 80) at the price of spills to local memory, so only the timing can say.
   // The host backend ignores it.
   int max_registers = 0;
+  // Fused plans that prefetch (prefetch on or async) and stage their products (tensor products,
+  // or by column: operators constant, literals or stencil): whether each thread loads its
+  // output node's update input (res for LSERK, u0 for SSP) into registers with the prefetch, so
+  // that load's latency overlaps the block's others (true, as before this was a plan value), or
+  // reads it where the update needs it. The early copy holds NCOMP registers through the whole
+  // kernel: without it the double stencil plans take 72-80 registers instead of 96 (nvcc 13,
+  // sm_90, orders 4-6), which fits another block per SM.
+  bool prefetch_update = true;
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -313,7 +321,8 @@ Basis parse_basis(const std::string& text);
 // has one element group per block, one without teams= one team, one without geometry= reads the
 // geometry from global memory, one without connectivity= reads vmapP (nodes), one without
 // align= has columns Np reals apart (0), one without tiles= has row tiles. basis= is written only
-// for a Bernstein plan (" basis=bernstein" at the end); a plan without it is nodal.
+// for a Bernstein plan (" basis=bernstein" at the end); a plan without it is nodal. So are
+// face_threads=, max_registers= (when not 1 and 0) and prefetch_update=off (when off).
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

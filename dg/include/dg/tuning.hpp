@@ -121,6 +121,11 @@ struct PlanSpace {
   // limit them (register_caps), instead of a fixed list on every plan. Off by default (its
   // sweep time is not measured yet).
   bool derived_register_caps = false;
+  // Whether prefetching plans with staged products load each thread's update input into
+  // registers with the prefetch (Plan::prefetch_update). Off is tried where it fits, and with
+  // `prune` on CUDA only for the stencil plans (update_pruned), where it saves the registers
+  // that fit another block per SM.
+  std::vector<bool> prefetch_update{true, false};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -142,7 +147,8 @@ struct PlanSpace {
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
 // directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align, tiles, bases,
-// face_threads, max_registers (values as in plan texts: k_unroll=all,2). Throws
+// face_threads, max_registers, prefetch_update (values as in plan texts: k_unroll=all,2,
+// prefetch_update=on,off). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 
@@ -233,6 +239,13 @@ std::string operators_pruned(const Plan& plan, long long operator_nonzeros, cons
 // on 1 or 2 threads 4-13 % behind 4, field-major and the geometry in shared memory 0-3 %; at
 // order 3 the stencil was 16 % behind the nodal winner. Never pruned on the host.
 std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::DeviceInfo& device);
+
+// Why the DG tuning job drops a plan that reads its update input late (Plan::prefetch_update =
+// off) before compiling, or empty: on CUDA, every such plan but the Bernstein stencil plans.
+// There the early copy's NCOMP registers are what stands between 96 registers and 72-80 in
+// double (nvcc 13, sm_90), i.e. a block per SM; the other staged plans hold more than that in
+// their products. Never pruned on the host.
+std::string update_pruned(const Plan& plan, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class
 // ceil(log2(K)).

@@ -52,7 +52,7 @@
 // Operators::stencil (Bernstein plans of the state derivative): no sY. The by-column tasks are
 // the layered LIFT only (Plan::face_threads tasks per column, each share of the faces into its
 // own sZ buffer, NCOLP x LDZ reals apart), and the update phase takes D_a u at its node from the
-// lattice stencil (rtdg_stencil, write_stencil_derivatives).
+// lattice stencil (rtdg_stencil, write_stencil_flux).
 //
 // By-column products (Operators::constant and literals, scalar products, one node per thread):
 // a thread takes one column col of the block and a chunk of at most 16 output rows of one
@@ -277,7 +277,7 @@ std::vector<ColumnPart> by_column_parts(const KernelSpec& spec) {
   auto lift = [&element](int i, int m) { return element.LIFT(i, m); };
   if (spec.plan.derivative == Derivative::state) {
     // sY rows a NP + i = (D_a u)(i), sZ rows i = (LIFT sF)(i). Operators::stencil: LIFT only (the
-    // node phase takes D_a u from the lattice stencil, write_stencil_derivatives).
+    // node phase takes D_a u from the lattice stencil, write_stencil_flux).
     for (int a = 0; a < dim && spec.plan.operators != Operators::stencil; ++a) {
       const Eigen::MatrixXd* D = derivative[a];
       parts.push_back({"sY", "LDY", a * Np, {{"sq", "LDQ", Np, [D](int i, int j) { return (*D)(i, j); }}}});
@@ -572,31 +572,47 @@ void write_lift_sum(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch
   w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] += " + sum + ";");
 }
 
-// Operators::stencil, in the node phase (node i of element e, se its state columns):
-// du[c][a] = (D_a u_c)(i) from the lattice, d/dr_a = (d_(a+1) - d_0) / 2 with (d_j c)_alpha =
-// sum_k alpha_k c_(alpha - e_k + e_j) (dg/bernstein.hpp): (DIM + 1)^2 multiply-adds per component
-// instead of the up to 7 DIM entries of the sparse D rows, the neighbours' indices shared by the
-// components.
-void write_stencil_derivatives(rtcg::SourceWriter& w, int dim) {
+// Operators::stencil, in the node phase (node i of element e, se its state columns, g its
+// dr_a/dx_d [DIM][DIM]): rhs = -sum_d d/dx_d F_d(u) with (D_a u_c)(i) from the lattice,
+// d/dr_a = (d_(a+1) - d_0) / 2 with (d_j c)_alpha = sum_k alpha_k c_(alpha - e_k + e_j)
+// (dg/bernstein.hpp): (DIM + 1)^2 multiply-adds per component instead of the up to 7 DIM entries
+// of the sparse D rows, the neighbours' indices shared by the components. The flux is linear
+// (Derivative::state), so d/dx_d F_d(u) = sum_a g[a][d] F_d(D_a u): one flux evaluation per
+// reference direction a on the column D_a u, weighted into rhs (its zero entries skipped). That
+// is the flops of transforming the gradient first (write_flux_of_gradient), but only the NCOMP
+// values of one direction are live at a time instead of the NCOMP x DIM of the gradient: in
+// double with prefetch_update = off, 72-80 registers at orders 4-6 instead of 96 (nvcc 13, sm_90).
+void write_stencil_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
+  const int dim = spec.element->dim;
+  const int components = static_cast<int>(spec.law->state_components());
   const int slots = dim * (dim + 1);
-  w.line("// D_a u by the Bernstein lattice stencil (operators = stencil).");
+  w.line("// D_a u by the Bernstein lattice stencil (operators = stencil), one direction a at a time.");
   w.line("int nb[" + str(slots) + "];");
   w.line("for (int x = 0; x < " + str(slots) + "; ++x) nb[x] = rtdg_stencil[x * NP + i];");
   w.line("const int packed = rtdg_stencil[" + str(slots) + " * NP + i];");
   w.line("real al[DIM + 1];");
   w.line("for (int k = 0; k <= DIM; ++k) al[k] = real((packed >> (8 * k)) & 255);");
-  w.line("real du[NCOMP][DIM];");
-  auto components = w.block("for (int c = 0; c < NCOMP; ++c)");
-  w.line("const real* u = se + c * LDQ;");
-  w.line("const real self = u[i];");
-  w.line("real d[DIM + 1];");
-  {
-    auto j_loop = w.block("for (int j = 0; j <= DIM; ++j)");
-    w.line("real v = 0;");
-    w.line("for (int k = 0; k <= DIM; ++k) v += al[k] * (k == j ? self : u[nb[j * DIM + (k < j ? k : k - 1)]]);");
-    w.line("d[j] = v;");
+  w.line("real d0[NCOMP];  // (d_0 u_c)(i)");
+  w.line("for (int c = 0; c < NCOMP; ++c) { const real* u = se + c * LDQ; real v = al[0] * u[i]; "
+         "for (int k = 1; k <= DIM; ++k) v += al[k] * u[nb[k - 1]]; d0[c] = v; }");
+  w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = 0;");
+  for (int a = 0; a < dim; ++a) {
+    const std::string j = str(a + 1);
+    auto direction = w.block("");
+    w.line("real du[NCOMP];  // (D_" + str(a) + " u_c)(i)");
+    w.line("for (int c = 0; c < NCOMP; ++c) { const real* u = se + c * LDQ; real v = -d0[c]; "
+           "for (int k = 0; k <= DIM; ++k) v += al[k] * (k == " + j + " ? u[i] : u[nb[" + j + " * DIM + (k < " + j +
+           " ? k : k - 1)]]); du[c] = real(0.5) * v; }");
+    w.line("real Fa[NCOMP * DIM];");
+    emit_piece(w, pieces.flux, "Fa", "va" + str(a) + "_", spec.scalar,
+               [](std::size_t c) { return "du[" + std::to_string(c) + "]"; });
+    for (int c = 0; c < components; ++c)
+      for (int d = 0; d < dim; ++d) {
+        const std::size_t out = static_cast<std::size_t>(c * dim + d);
+        if (pieces.flux.dag.is_constant(pieces.flux.outputs[out], 0.0)) continue;
+        w.line("rhs[" + str(c) + "] -= g[" + str(a * dim + d) + "] * Fa[" + str(static_cast<int>(out)) + "];");
+      }
   }
-  w.line("for (int a = 0; a < DIM; ++a) du[c][a] = real(0.5) * (d[a + 1] - d[0]);");
 }
 
 // The products go through sY (and sZ), then one thread per node updates: tensor products and
@@ -1574,9 +1590,8 @@ void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("const real* se = sq + e * (NCOMP * LDQ);");
     w.line("real rhs[NCOMP];");
     if (by_state && spec.plan.operators == Operators::stencil) {
-      write_stencil_derivatives(w, spec.element->dim);
       w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
-      write_flux_of_gradient(w, spec, pieces, "du[c][a]");
+      write_stencil_flux(w, spec, pieces);
       write_lift_sum(w, spec, sc);
     } else if (by_state) {
       w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
@@ -1653,6 +1668,8 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   const bool tensor = plan.products != Products::scalar;
   const bool staged = staged_products(plan, sc);
   const bool prefetch = plan.prefetch != Prefetch::off;
+  // Each thread's update input into registers with the loads (Plan::prefetch_update).
+  const bool pre = staged && prefetch && plan.prefetch_update;
   const bool in_turn = sc.gpb > 1;
   const bool pipelined = in_turn && prefetch;
   const bool teams = sc.teams > 1;
@@ -1683,11 +1700,11 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   auto one_group = [&] {
     if (plan.prefetch == Prefetch::async) {
       write_async_group_loads(w, spec, sc, [&] {
-        if (staged) write_update_prefetch(w);
+        if (pre) write_update_prefetch(w);
       });
     } else {
       write_group_loads(w, spec, sc, "k0", "sq", "sF", false);
-      if (staged && prefetch) write_update_prefetch(w);
+      if (pre) write_update_prefetch(w);
     }
     if (tensor) write_padding_zeros(w, spec, sc);
     if (plan.prefetch == Prefetch::async) {
@@ -1743,7 +1760,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   w.line("const int k0 = kb + g * NE;");
   if (teams) w.line("real* sq = scratch + ((g - g_first - team) / TEAMS % 2 ? OFF_Q1 : 0);");
   else w.line("real* sq = scratch + ((g - g_first) % 2 ? OFF_Q1 : 0);");
-  if (staged) write_update_prefetch(w);
+  if (pre) write_update_prefetch(w);
   w.line("RTDG_ASYNC_WAIT();");
   if (tensor) write_padding_zeros(w, spec, sc);
   w.line("RTDG_SYNC();");
@@ -1853,6 +1870,10 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.face_threads > element.Nfaces)
     throw Error("the plan does not fit: face_threads = " + std::to_string(plan.face_threads) + " is more than the " +
                 std::to_string(element.Nfaces) + " faces of the element");
+  if (!plan.prefetch_update && !(plan.prefetch != Prefetch::off && (tensor || sc.by_column)))
+    throw Error("the plan does not fit: prefetch_update = off reads the update input late instead of prefetching it, "
+                "which only plans that prefetch (prefetch = on or async) and stage their products do (tensor products, "
+                "or operators = constant, literals or stencil)");
   if (sc.by_column) {
     const std::string which = plan.operators == Operators::constant ? "constant" : stencil ? "stencil" : "literals";
     if (tensor)
@@ -2151,7 +2172,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
   // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
-  const bool pre = plan.prefetch != Prefetch::off && staged_products(plan, sc);
+  const bool pre = plan.prefetch != Prefetch::off && staged_products(plan, sc) && plan.prefetch_update;
   if (plan.operators == Operators::constant) write_constant_operators(w, spec);
   if (plan.operators == Operators::stencil) write_stencil_table(w, element);
   if (plan.products == Products::scalar && (plan.operators == Operators::constant || plan.operators == Operators::literals ||

@@ -54,6 +54,9 @@ GeneratedKernels generate_kernels(const KernelSpec& spec) {
                 "(basis = bernstein, fusion = stage)");
   if (spec.plan.max_registers != 0 && spec.plan.fusion != Fusion::stage)
     throw Error("the plan does not fit: max_registers caps the registers of the fused stage kernel (fusion = stage)");
+  if (!spec.plan.prefetch_update && spec.plan.fusion != Fusion::stage)
+    throw Error("the plan does not fit: prefetch_update = off reads the update input late in the fused stage kernel "
+                "(fusion = stage); unfused plans do not prefetch it");
   const kernels::Pieces pieces = kernels::lower_pieces(spec);
   if (spec.plan.basis == Basis::bernstein) {
     // The Bernstein plans' kernels: the same code with the element's operators in Bernstein form.

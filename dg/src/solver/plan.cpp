@@ -112,6 +112,8 @@ std::string to_text(const Plan& plan) {
   if (plan.basis != Basis::nodal) text << " basis=" << to_string(plan.basis);
   if (plan.face_threads != 1) text << " face_threads=" << plan.face_threads;
   if (plan.max_registers != 0) text << " max_registers=" << plan.max_registers;
+  // Written only when off, so plans keep the text they had before it was a plan value.
+  if (!plan.prefetch_update) text << " prefetch_update=off";
   return text.str();
 }
 
@@ -191,6 +193,11 @@ Plan plan_from_text(const std::string& text) {
       throw Error("plan '" + text + "': max_registers=" + std::to_string(plan.max_registers) + " is not 0 or " +
                   std::to_string(min_register_cap) + " to " + std::to_string(max_register_cap));
   }
+  if (words.count("prefetch_update")) {
+    const std::string value = take("prefetch_update");
+    if (value != "on" && value != "off") throw Error("plan '" + text + "': prefetch_update=" + value + " is not on or off");
+    plan.prefetch_update = value == "on";
+  }
   if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
   return plan;
 }
@@ -248,7 +255,8 @@ std::string Plan::describe() const {
            (connectivity == Connectivity::faces ? ", face connectivity" : "") +
            (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string()) + in_basis +
            (face_threads != 1 ? ", faces on " + std::to_string(face_threads) + " threads/column" : std::string()) +
-           (max_registers != 0 ? ", at most " + std::to_string(max_registers) + " registers" : std::string());
+           (max_registers != 0 ? ", at most " + std::to_string(max_registers) + " registers" : std::string()) +
+           (!prefetch_update ? ", update input read late" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
          std::to_string(update_block_size) + " threads/block" + in_basis;

@@ -188,6 +188,14 @@ void set_space_values(PlanSpace& space, const std::string& text) {
         throw Error("plan space '" + text + "': max_registers are 0, 'auto' or " + std::to_string(min_register_cap) +
                     " to " + std::to_string(max_register_cap) + ", not " + std::to_string(cap));
   }
+  else if (name == "prefetch_update") {
+    space.prefetch_update.clear();
+    for (const std::string& value : values) {
+      if (value != "on" && value != "off")
+        throw Error("plan space '" + text + "': prefetch_update values are on and off, not '" + value + "'");
+      space.prefetch_update.push_back(value == "on");
+    }
+  }
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
     for (const int bytes : space.align)
@@ -202,7 +210,8 @@ void set_space_values(PlanSpace& space, const std::string& text) {
   } else
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, connectivity, align, tiles, bases, face_threads, max_registers, prune");
+                "groups, teams, geometry, connectivity, align, tiles, bases, face_threads, max_registers, "
+                "prefetch_update, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -228,7 +237,8 @@ Point point_of(const Plan& plan) {
                {"tiles", fused ? static_cast<std::int64_t>(plan.tiles) : 0},
                {"basis", static_cast<std::int64_t>(plan.basis)},
                {"face_threads", plan.face_threads},
-               {"max_registers", fused ? plan.max_registers : 0}};
+               {"max_registers", fused ? plan.max_registers : 0},
+               {"prefetch_update", fused ? static_cast<std::int64_t>(plan.prefetch_update) : 1}};
 }
 
 Plan plan_of(const Point& point) {
@@ -322,6 +332,12 @@ Plan plan_of(const Point& point) {
   if (!valid_register_cap(plan.max_registers))
     throw Error("a DG plan point with max_registers other than 0 or " + std::to_string(min_register_cap) + " to " +
                 std::to_string(max_register_cap) + ": " + rtcg::tune::to_string(point));
+  // Points stored before prefetch_update was a plan value have none: on.
+  const auto prefetch_update = point.find("prefetch_update");
+  const std::int64_t early = prefetch_update != point.end() ? prefetch_update->second : 1;
+  if (early != 0 && early != 1)
+    throw Error("a DG plan point with prefetch_update other than 0 or 1: " + rtcg::tune::to_string(point));
+  plan.prefetch_update = early == 1;
   return plan;
 }
 
@@ -423,6 +439,12 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   if (std::find(max_registers.begin(), max_registers.end(), 0) == max_registers.end())
     max_registers.insert(max_registers.begin(), 0);
 
+  // The default plan reads its update input early (the value is moot there): 1 is always in the
+  // space. Only CUDA code differs: the host's loop reads the update input where it is needed either way.
+  std::vector<std::int64_t> prefetch_update = ints(space.prefetch_update);
+  if (!cuda) prefetch_update.clear();
+  if (std::find(prefetch_update.begin(), prefetch_update.end(), 1) == prefetch_update.end()) prefetch_update.push_back(1);
+
   rtcg::tune::SearchSpace out;
   out.parameter("fusion", fusion)
       .parameter("layout", layouts)
@@ -445,7 +467,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("tiles", tiles)
       .parameter("basis", bases)
       .parameter("face_threads", face_threads)
-      .parameter("max_registers", max_registers);
+      .parameter("max_registers", max_registers)
+      .parameter("prefetch_update", prefetch_update);
   out.constraint("basis = bernstein: fused plans by column (operators constant, literals or stencil)",
                  {"basis", "fusion", "operators"},
                  [](const Point& p) { return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2); });
@@ -461,6 +484,12 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   out.constraint(
       "operators = stencil: Bernstein plans of the state derivative", {"operators", "basis", "derivative"},
       [](const Point& p) { return p.at("operators") != stencil || (p.at("basis") == 1 && p.at("derivative") == 1); });
+  out.constraint("prefetch_update = off: fused plans that prefetch and stage their products (tensor products, or "
+                 "operators constant, literals or stencil)",
+                 {"prefetch_update", "fusion", "prefetch", "products", "operators"}, [](const Point& p) {
+                   return p.at("prefetch_update") == 1 ||
+                          (p.at("fusion") == 1 && p.at("prefetch") != 0 && (p.at("products") != 0 || p.at("operators") >= 2));
+                 });
   out.constraint("max_registers > 0: fused plans of one team", {"max_registers", "fusion", "teams"},
                  [](const Point& p) { return p.at("max_registers") == 0 || (p.at("fusion") == 1 && p.at("teams") == 1); });
   const bool unfused = space.unfused;
@@ -701,6 +730,12 @@ std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::Dev
   return {};
 }
 
+std::string update_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
+  if (plan.prefetch_update || device.arch == "host" || plan.operators == Operators::stencil) return {};
+  return "the update input read late (prefetch_update = off) outside the stencil plans: the registers it saves fit "
+         "another block per SM only there (nvcc 13, sm_90); --space prune=off tries it on every plan it fits";
+}
+
 std::string operators_pruned(const Plan& plan, long long operator_nonzeros, const rtcg::DeviceInfo& device,
                              bool single) {
   if (plan.fusion != Fusion::stage || device.arch == "host") return {};
@@ -793,6 +828,8 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
       if (std::string why = operators_pruned(spec.plan, nonzeros, device, single); !why.empty()) throw rtcg::tune::Pruned(why);
     if (prune)
       if (std::string why = basis_pruned(spec.plan, order, faces, device); !why.empty()) throw rtcg::tune::Pruned(why);
+    if (prune)
+      if (std::string why = update_pruned(spec.plan, device); !why.empty()) throw rtcg::tune::Pruned(why);
     const GeneratedKernels kernels = generate_kernels(spec);
     if (prune)
       if (std::string why = pipelining_pruned(spec, kernels, device); !why.empty()) throw rtcg::tune::Pruned(why);
