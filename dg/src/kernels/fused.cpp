@@ -619,6 +619,20 @@ void write_stencil_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
 // by-column products (operators constant or literals).
 bool staged_products(const Plan& plan, const Scratch& sc) { return plan.products != Products::scalar || sc.by_column; }
 
+// Whether each thread's update input (res or u0) is copied into registers with the prefetch
+// (RTDG_PRE is then that copy on CUDA); otherwise the node phase loads it (write_update_loads).
+bool update_prefetched(const Plan& plan, const Scratch& sc) {
+  return plan.prefetch != Prefetch::off && staged_products(plan, sc) && plan.prefetch_update;
+}
+
+// The update inputs of node i of element k into upd[NCOMP], all loaded before the update's first
+// store: LSERK reads res and writes it, and loads and stores in one loop would each wait for the
+// store before (the compiler cannot tell the addresses apart), NCOMP memory latencies in a row.
+void write_update_loads(rtcg::SourceWriter& w) {
+  w.line("real upd[NCOMP];  // the update input (res or u0), loaded before any store");
+  w.line("for (int c = 0; c < NCOMP; ++c) upd[c] = RTDG_PRE_SOURCE[QIDX(c, k, i)];");
+}
+
 // A stage kernel: the frame binding the block's elements (CUDA: a thread block; host: one
 // iteration of an OpenMP loop over blocks), then the body. `epilogue` writes the update of
 // component c of output node i (state index idx) from rhs[c] and the stage input se[c*LDQ + i].
@@ -1588,6 +1602,8 @@ void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
     w.line("const int k = k0 + e;");
     w.line("if (k >= ke) continue;");
     w.line("const real* se = sq + e * (NCOMP * LDQ);");
+    // Not prefetched: loaded as the node phase starts, its latency under the phase's arithmetic.
+    if (!update_prefetched(spec.plan, sc)) write_update_loads(w);
     w.line("real rhs[NCOMP];");
     if (by_state && spec.plan.operators == Operators::stencil) {
       w.line("const real* g = " + geometry_reads(spec.plan).drdx + ";");
@@ -1653,6 +1669,7 @@ void write_group_products(rtcg::SourceWriter& w, const KernelSpec& spec, const P
   // to local memory.
   auto valid = w.block("if (l + r * TPE < NP)");
   w.line("const int i = node[r];");
+  write_update_loads(w);
   w.line("real rhs[NCOMP];");
   if (by_state) write_flux_of_gradient(w, spec, pieces, "du[r][c][a]");
   else w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = -acc[r][c];");
@@ -1669,7 +1686,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
   const bool staged = staged_products(plan, sc);
   const bool prefetch = plan.prefetch != Prefetch::off;
   // Each thread's update input into registers with the loads (Plan::prefetch_update).
-  const bool pre = staged && prefetch && plan.prefetch_update;
+  const bool pre = update_prefetched(plan, sc);
   const bool in_turn = sc.gpb > 1;
   const bool pipelined = in_turn && prefetch;
   const bool teams = sc.teams > 1;
@@ -2172,7 +2189,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
   // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
-  const bool pre = plan.prefetch != Prefetch::off && staged_products(plan, sc) && plan.prefetch_update;
+  const bool pre = update_prefetched(plan, sc);
   if (plan.operators == Operators::constant) write_constant_operators(w, spec);
   if (plan.operators == Operators::stencil) write_stencil_table(w, element);
   if (plan.products == Products::scalar && (plan.operators == Operators::constant || plan.operators == Operators::literals ||
@@ -2182,8 +2199,9 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
         std::any_of(parts.begin(), parts.end(), [](const ColumnPart& part) { return part.layered; }))
       write_layered_lift_faces(w, spec);
   }
-  const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "res[idx]";
-  const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "u0[idx]";
+  // Otherwise the node phase's copy, upd[c] (write_update_loads).
+  const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "upd[c]";
+  const std::string u0_in = pre ? "RTDG_PRE(c, idx)" : "upd[c]";
   if (pre) {
     w.line("#if RTCG_CUDA");
     w.line("#define RTDG_PRE(c, idx) pre[c]");
