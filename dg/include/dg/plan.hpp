@@ -273,9 +273,10 @@ struct Plan {
   // or by column: operators constant, literals or stencil): whether each thread loads its
   // output node's update input (res for LSERK, u0 for SSP) into registers with the prefetch, so
   // that load's latency overlaps the block's others (true, as before this was a plan value), or
-  // reads it where the update needs it. The early copy holds NCOMP registers through the whole
-  // kernel: without it the double stencil plans take 72-80 registers instead of 96 (nvcc 13,
-  // sm_90, orders 4-6), which fits another block per SM.
+  // loads it as the node phase starts (every component before the update's first store). The
+  // early copy holds NCOMP registers through the whole kernel: without it the double stencil
+  // plans take 72 registers instead of 96 (nvcc 13, sm_90, orders 4-6), one or two more blocks
+  // per SM (order 6 14 % faster on the H200, docs/tuning.md).
   bool prefetch_update = true;
 
   // A short text for logs, tables and the run summary, e.g.

@@ -242,9 +242,10 @@ std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::Dev
 
 // Why the DG tuning job drops a plan that reads its update input late (Plan::prefetch_update =
 // off) before compiling, or empty: on CUDA, every such plan but the Bernstein stencil plans.
-// There the early copy's NCOMP registers are what stands between 96 registers and 72-80 in
-// double (nvcc 13, sm_90), i.e. a block per SM; the other staged plans hold more than that in
-// their products. Never pruned on the host.
+// There the early copy's NCOMP registers are what stands between 96 registers and 72 in
+// double (nvcc 13, sm_90), one or two blocks per SM, and that is where it was measured (session
+// 31: order 6 14 % faster); `--space prune=off` tries it on the other staged plans. Never pruned
+// on the host.
 std::string update_pruned(const Plan& plan, const rtcg::DeviceInfo& device);
 
 // Problem class: kind "<law>/<shape>/N<order>/<f32|f64>/<integrator>", size class

@@ -581,7 +581,7 @@ void write_lift_sum(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch
 // reference direction a on the column D_a u, weighted into rhs (its zero entries skipped). That
 // is the flops of transforming the gradient first (write_flux_of_gradient), but only the NCOMP
 // values of one direction are live at a time instead of the NCOMP x DIM of the gradient: in
-// double with prefetch_update = off, 72-80 registers at orders 4-6 instead of 96 (nvcc 13, sm_90).
+// double with prefetch_update = off, 72 registers at orders 4-6 instead of 96 (nvcc 13, sm_90).
 void write_stencil_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
