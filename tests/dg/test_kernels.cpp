@@ -369,78 +369,72 @@ TEST(GeneratedDgKernels, BernsteinPlansCompileWithNvrtcForSm90) {
       }
 }
 
+// The order-4 stencil plan in double of the register tests below: 4 elements per block, faces
+// on 4 threads, prefetch async (96 registers with nvcc 13).
+KernelSpec stencil_order4_spec(const fluxes::Law& law) {
+  KernelSpec spec = maxwell3d_spec(law);
+  spec.element = &element(Shape::tetrahedron, 4);
+  spec.scalar = fluxes::ScalarType::float64;
+  spec.plan.fusion = Fusion::stage;
+  spec.plan.layout = Layout::element_major;
+  spec.plan.stage_elements_per_block = 4;
+  spec.plan.prefetch = Prefetch::async;
+  spec.plan.operators = Operators::stencil;
+  spec.plan.derivative = Derivative::state;
+  spec.plan.basis = Basis::bernstein;
+  spec.plan.face_threads = 4;
+  return spec;
+}
+
+// ptxas' "Used N registers" for rtdg_stage_lserk of `kernels` (-1 when the log has none).
+int stage_registers(rtcg::Compiler& nvrtc, const GeneratedKernels& kernels) {
+  rtcg::Program program;
+  program.name = kernels.name;
+  program.source = kernels.source;
+  program.options.push_back("--ptxas-options=-v");
+  const std::string log = nvrtc.compile(program).log;
+  const std::size_t at = log.find("Function properties for rtdg_stage_lserk");
+  const std::size_t used = log.find("Used ", at);
+  if (at == std::string::npos || used == std::string::npos) return -1;
+  return std::atoi(log.c_str() + used + 5);
+}
+
 // Plan::max_registers reaches ptxas: the stage kernels carry __maxnreg__, and the register count
 // ptxas reports for rtdg_stage_lserk stays within the cap, for an order-4 stencil plan in double
 // that takes more without it (96 with nvcc 13).
 TEST(GeneratedDgKernels, RegisterCapReachesPtxas) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
   const fluxes::Law law = test::law_file("maxwell3d");
-  KernelSpec spec = maxwell3d_spec(law);
-  spec.element = &element(Shape::tetrahedron, 4);
-  spec.scalar = fluxes::ScalarType::float64;
-  spec.plan.fusion = Fusion::stage;
-  spec.plan.layout = Layout::element_major;
-  spec.plan.stage_elements_per_block = 4;
-  spec.plan.prefetch = Prefetch::async;
-  spec.plan.operators = Operators::stencil;
-  spec.plan.derivative = Derivative::state;
-  spec.plan.basis = Basis::bernstein;
-  spec.plan.face_threads = 4;
-  // ptxas' "Used N registers" for rtdg_stage_lserk (-1 when the log has none).
-  auto stage_registers = [&](int cap) {
+  KernelSpec spec = stencil_order4_spec(law);
+  auto registers_at = [&](int cap) {
     spec.plan.max_registers = cap;
     const GeneratedKernels kernels = generate_kernels(spec);
     EXPECT_EQ(kernels.source.find("__maxnreg__(" + std::to_string(cap) + ")") != std::string::npos, cap != 0);
-    rtcg::Program program;
-    program.name = kernels.name;
-    program.source = kernels.source;
-    program.options.push_back("--ptxas-options=-v");
-    const std::string log = nvrtc->compile(program).log;
-    const std::size_t at = log.find("Function properties for rtdg_stage_lserk");
-    const std::size_t used = log.find("Used ", at);
-    if (at == std::string::npos || used == std::string::npos) return -1;
-    return std::atoi(log.c_str() + used + 5);
+    return stage_registers(*nvrtc, kernels);
   };
-  const int uncapped = stage_registers(0);
-  const int capped = stage_registers(64);
+  const int uncapped = registers_at(0);
+  const int capped = registers_at(64);
   ASSERT_GT(uncapped, 64) << "the uncapped kernel fits the cap already: pick a lower one";
   EXPECT_GT(capped, 0);
   EXPECT_LE(capped, 64);
 }
 
 // Plan::prefetch_update = off: the stage kernel keeps no register copy of the update input, and
-// ptxas gives the double stencil plan of order 4 (4 elements, faces on 4 threads) fewer registers
-// than with the copy (72 against 96 with nvcc 13): what fits another block per SM.
+// ptxas gives the same plan fewer registers than with the copy (72 against 96 with nvcc 13):
+// what fits another block per SM.
 TEST(GeneratedDgKernels, LateUpdateInputTakesFewerRegisters) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
   const fluxes::Law law = test::law_file("maxwell3d");
-  KernelSpec spec = maxwell3d_spec(law);
-  spec.element = &element(Shape::tetrahedron, 4);
-  spec.scalar = fluxes::ScalarType::float64;
-  spec.plan.fusion = Fusion::stage;
-  spec.plan.layout = Layout::element_major;
-  spec.plan.stage_elements_per_block = 4;
-  spec.plan.prefetch = Prefetch::async;
-  spec.plan.operators = Operators::stencil;
-  spec.plan.derivative = Derivative::state;
-  spec.plan.basis = Basis::bernstein;
-  spec.plan.face_threads = 4;
-  auto stage_registers = [&](bool early) {
+  KernelSpec spec = stencil_order4_spec(law);
+  auto registers_with = [&](bool early) {
     spec.plan.prefetch_update = early;
     const GeneratedKernels kernels = generate_kernels(spec);
     EXPECT_EQ(kernels.source.find("real pre[NCOMP]") != std::string::npos, early);
-    rtcg::Program program;
-    program.name = kernels.name;
-    program.source = kernels.source;
-    program.options.push_back("--ptxas-options=-v");
-    const std::string log = nvrtc->compile(program).log;
-    const std::size_t at = log.find("Function properties for rtdg_stage_lserk");
-    const std::size_t used = log.find("Used ", at);
-    if (at == std::string::npos || used == std::string::npos) return -1;
-    return std::atoi(log.c_str() + used + 5);
+    EXPECT_EQ(kernels.source.find("upd[c] = RTDG_PRE_SOURCE[QIDX(c, k, i)]") != std::string::npos, !early);
+    return stage_registers(*nvrtc, kernels);
   };
-  const int early = stage_registers(true);
-  const int late = stage_registers(false);
+  const int early = registers_with(true);
+  const int late = registers_with(false);
   EXPECT_GT(late, 0);
   EXPECT_LT(late, early);
 }
