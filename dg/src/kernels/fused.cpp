@@ -1887,7 +1887,7 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (plan.face_threads > element.Nfaces)
     throw Error("the plan does not fit: face_threads = " + std::to_string(plan.face_threads) + " is more than the " +
                 std::to_string(element.Nfaces) + " faces of the element");
-  if (!plan.prefetch_update && !(plan.prefetch != Prefetch::off && (tensor || sc.by_column)))
+  if (!plan.prefetch_update && !(plan.prefetch != Prefetch::off && staged_products(plan, sc)))
     throw Error("the plan does not fit: prefetch_update = off reads the update input late instead of prefetching it, "
                 "which only plans that prefetch (prefetch = on or async) and stage their products do (tensor products, "
                 "or operators = constant, literals or stencil)");
@@ -2187,7 +2187,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
       "const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT DT, "
       "const real* RTCG_RESTRICT LT, const real* RTCG_RESTRICT AV, const real* RTCG_RESTRICT AL, "
       "const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) + ", ";
-  // With prefetched update inputs (tensor products), RTDG_PRE(c, idx) is the register copy on
+  // With prefetched update inputs (update_prefetched), RTDG_PRE(c, idx) is the register copy on
   // CUDA; the host reads the array (its "threads" run the node loop in sequence).
   const bool pre = update_prefetched(plan, sc);
   if (plan.operators == Operators::constant) write_constant_operators(w, spec);
