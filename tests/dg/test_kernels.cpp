@@ -292,6 +292,29 @@ TEST(GeneratedDgKernels, LiteralOperatorsDropZeroEntries) {
   EXPECT_EQ(count(kernels.source, "] += ("), 0);
 }
 
+// The by-column tasks' stride keeps a warp's lanes on one case where the threads allow it. The
+// cases a warp runs, counted by hand for thread t taking s = t, t + threads, ..:
+TEST(GeneratedDgKernels, ColumnTaskStrideKeepsAWarpOnOneCase) {
+  // Order-5 stencil plan, 2 elements x 6 components, 4 face shares, 112 threads (3.5 warps).
+  // Stride 12: warp 0 has s = 0..31, faces 0, 1 and 2. Stride 32: warp w has face w only (warp 3's
+  // 16 lanes hold face 3's 12 columns), and threads 0..15 pass again over s = 112..127, columns
+  // 16..31 of face 3: none.
+  EXPECT_EQ(column_task_stride(4, 12, 112), 32);
+  // Order 4 (4 elements, 140 threads) and order 6 (4 elements, 336): 24 columns, faces 2 to a
+  // warp at stride 24, one at 32.
+  EXPECT_EQ(column_task_stride(4, 24, 140), 32);
+  EXPECT_EQ(column_task_stride(4, 24, 336), 32);
+  // 12 columns, 4 cases, 64 threads: stride 12 gives warp 0 cases 0, 1 and 2; stride 16 two cases
+  // per warp, a half-warp each (32 as well, in two passes; the smaller is kept).
+  EXPECT_EQ(column_task_stride(4, 12, 64), 16);
+  // One case: every stride runs it once per warp; the smallest is kept.
+  EXPECT_EQ(column_task_stride(1, 12, 112), 12);
+  // Order-2 literal plan, 8 elements (48 columns, 80 threads), two cases: the busiest warp runs
+  // two either way (stride 48: warp 1 has s = 32..63, both cases; stride 64: warp 0 runs case 0,
+  // then case 1 on its second pass), but 64 runs 4 in all against 5.
+  EXPECT_EQ(column_task_stride(2, 48, 80), 64);
+}
+
 // Products by column (operators in constant memory or as literals) for sm_90, both derivatives and
 // both precisions, at orders 2 and 4 (the literal code of order 4 is about 35,000 lines).
 TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {

@@ -152,6 +152,18 @@ inline int stage_blocks(int elements, const GeneratedKernels& kernels) {
 // incident field with no incident given) or when the plan does not fit (shared memory).
 GeneratedKernels generate_kernels(const KernelSpec& spec);
 
+// The column stride of a fused plan's by-column tasks (operators = constant, literals or stencil):
+// `tasks` cases (operator chunks, LIFT face shares) over `columns` (element, component) columns,
+// `threads` threads per block taking task s = t, t + threads, ..; task s is case s / stride of
+// column s % stride (none at or past `columns`). A warp whose lanes span several cases runs them
+// one after another (the switch diverges) and the block's barrier waits for its slowest warp:
+// with stride = columns = 12 (order-5 stencil plans of 2 elements, 4 face shares, 112 threads)
+// warp 0 ran faces 0, 1 and 2 in turn while warps 2 and 3 had nothing to do. So the stride is
+// the one from `columns` to `columns` rounded up to 32 with the fewest cases run by the busiest
+// warp (the partial last warp included), then the fewest in all, then the smallest: 32 there,
+// one face per warp.
+int column_task_stride(int tasks, int columns, int threads);
+
 // Whether any output of `piece` reads an input of this kind (e.g. a boundary condition that
 // reads the incident field).
 bool reads_input(const fluxes::Lowered& piece, fluxes::InputKind kind);

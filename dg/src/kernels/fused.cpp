@@ -444,10 +444,11 @@ void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const Ber
 // constant-memory address fixed in the code, a broadcast), and each reads its own column (odd
 // leading dimensions: no bank conflicts). Each input entry read serves the chunk's rows,
 // accumulated in registers.
+void write_column_task_cases(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc,
+                             const std::vector<ColumnPart>& parts);
+
 void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
   const bool literals = spec.plan.operators == Operators::literals;
-  const bool single = spec.scalar == fluxes::ScalarType::float32;
-  const int Np = spec.element->Np;
   const std::vector<ColumnPart> parts = by_column_parts(spec);
   int tasks = 0;
   for (const ColumnPart& part : parts) tasks += part.layered ? spec.plan.face_threads : sc.chunks;
@@ -457,10 +458,29 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
   w.line(std::string("// By-column products (operators ") + where + "): " +
          str(static_cast<int>(parts.size())) + (parts.size() == 1 ? " part" : " parts") + " of " + str(sc.chunks) +
          (sc.chunks == 1 ? " chunk" : " chunks") + " per column.");
-  auto slots = w.block("RTDG_SLOTS(s, " + str(tasks) + " * NE * NCOMP)");
-  w.line("const int pc = s / (NE * NCOMP);");
-  w.line("const int col = s - pc * (NE * NCOMP);");
-  w.line("if (k0 + col / NCOMP >= ke) continue;");
+  const int stride = column_task_stride(tasks, sc.ncolp, sc.threads);
+  if (stride == sc.ncolp) {
+    auto slots = w.block("RTDG_SLOTS(s, " + str(tasks) + " * NE * NCOMP)");
+    w.line("const int pc = s / (NE * NCOMP);");
+    w.line("const int col = s - pc * (NE * NCOMP);");
+    w.line("if (k0 + col / NCOMP >= ke) continue;");
+    write_column_task_cases(w, spec, sc, parts);
+    return;
+  }
+  w.line("// Tasks " + str(stride) + " columns apart, so that a warp's lanes take the same case (column_task_stride).");
+  auto slots = w.block("RTDG_SLOTS(s, " + str(tasks * stride) + ")");
+  w.line("const int pc = s / " + str(stride) + ";");
+  w.line("const int col = s - pc * " + str(stride) + ";");
+  w.line("if (col >= NE * NCOMP || k0 + col / NCOMP >= ke) continue;");
+  write_column_task_cases(w, spec, sc, parts);
+}
+
+// The switch over the by-column tasks' cases (pc), inside the loop over tasks.
+void write_column_task_cases(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc,
+                             const std::vector<ColumnPart>& parts) {
+  const bool literals = spec.plan.operators == Operators::literals;
+  const bool single = spec.scalar == fluxes::ScalarType::float32;
+  const int Np = spec.element->Np;
   auto cases = w.block("switch (pc)");
   int task = 0;
   for (const ColumnPart& part : parts) {
@@ -2235,3 +2255,38 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
 }
 
 }  // namespace rtdg::dg::kernels
+
+namespace rtdg::dg {
+
+int column_task_stride(int tasks, int columns, int threads) {
+  int best_stride = columns;
+  long long best_busiest = -1, best_total = 0;
+  for (int stride = columns; stride <= (columns + 31) / 32 * 32; ++stride) {
+    const int n = tasks * stride;
+    long long busiest = 0, total = 0;
+    for (int warp = 0; warp * 32 < threads; ++warp) {
+      const int lanes = std::min(32, threads - warp * 32);
+      long long runs = 0;
+      // Each pass of the loop: the warp's lanes take s = first .. first + lanes - 1, one run per
+      // case with an active lane (consecutive s, so a case's lanes are consecutive).
+      for (int first = warp * 32; first < n; first += threads) {
+        int last_case = -1;
+        for (int s = first; s < std::min(n, first + lanes); ++s) {
+          if (s % stride >= columns || s / stride == last_case) continue;
+          last_case = s / stride;
+          ++runs;
+        }
+      }
+      busiest = std::max(busiest, runs);
+      total += runs;
+    }
+    if (best_busiest < 0 || busiest < best_busiest || (busiest == best_busiest && total < best_total)) {
+      best_stride = stride;
+      best_busiest = busiest;
+      best_total = total;
+    }
+  }
+  return best_stride;
+}
+
+}  // namespace rtdg::dg

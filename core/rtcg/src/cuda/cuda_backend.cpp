@@ -108,7 +108,12 @@ public:
     const std::string symbol = lowered != binary_.lowered_names.end() ? lowered->second : name;
     backend_.make_current();
     CUfunction function = nullptr;
-    if (driver().cuModuleGetFunction(&function, module_, symbol.c_str()) != CUDA_SUCCESS) {
+    // With lazy loading (CUDA 12 and newer by default) this is where the kernel's code reaches
+    // the device, so it can also fail for want of memory: only NOT_FOUND means a wrong name.
+    const CUresult found = driver().cuModuleGetFunction(&function, module_, symbol.c_str());
+    if (found != CUDA_SUCCESS && found != CUDA_ERROR_NOT_FOUND)
+      cuda::check(found, ("loading kernel `" + name + "` of the module").c_str());
+    if (found != CUDA_SUCCESS) {
       std::ostringstream message;
       message << "the module has no kernel `" << name << "`; kernels:";
       for (const auto& [kernel_name, signature] : binary_.signatures) message << ' ' << kernel_name;
