@@ -204,7 +204,7 @@ std::string kernel_hash(const KernelSpec& spec) {
   if (!spec.law || !spec.element) throw Error("kernel_hash: no law or element given");
   // Bump when any kernel family's generated code changes meaning or speed, so stored tuning
   // results of the old generator are not reused.
-  static constexpr std::string_view generator_version = "rtdg-dg-kernels-9 (unfused, fused stage, tensor products with m16n8k4 on sm_90, directions split, prefetch; halo faces, element ranges; padding-only zeros; vector state copies)";
+  static constexpr std::string_view generator_version = "rtdg-dg-kernels-10 (unfused, fused stage, tensor products with m16n8k4 on sm_90, directions split, prefetch; halo faces, element ranges; padding-only zeros; vector state copies; by-column tasks a warp per case)";
   // The incident wave is left out (its constants do not change which plan wins); the
   // boundary pieces only read it.
   const kernels::Pieces pieces = kernels::lower_pieces(spec);
