@@ -437,16 +437,17 @@ void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const Ber
   }
 }
 
-// Operators::constant and literals, sq, sF (and sG) filled and synced: the products into sY (and
-// sZ) by column. Task s of NTASK = (parts x chunks) x NCOL (a layered LIFT part: one task, not
-// chunks) takes column col = s % NCOL and the rows of one chunk of one part: consecutive threads take consecutive columns of the same
-// chunk, so a warp's threads run the same code (the same operator entry: a literal, or one
-// constant-memory address fixed in the code, a broadcast), and each reads its own column (odd
-// leading dimensions: no bank conflicts). Each input entry read serves the chunk's rows,
-// accumulated in registers.
 void write_column_task_cases(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc,
                              const std::vector<ColumnPart>& parts);
 
+// Operators::constant and literals, sq, sF (and sG) filled and synced: the products into sY (and
+// sZ) by column. Task s of NTASK = (parts x chunks) x stride (a layered LIFT part: one task per
+// face share, not chunks) takes column col = s % stride (none at or past NCOL; the stride is
+// NCOL, or more where that keeps a warp on one case: column_task_stride) and the rows of one
+// chunk of one part: consecutive threads take consecutive columns of the same chunk, so a warp's
+// threads run the same code (the same operator entry: a literal, or one constant-memory address
+// fixed in the code, a broadcast), and each reads its own column (odd leading dimensions: no bank
+// conflicts). Each input entry read serves the chunk's rows, accumulated in registers.
 void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
   const bool literals = spec.plan.operators == Operators::literals;
   const std::vector<ColumnPart> parts = by_column_parts(spec);
