@@ -460,19 +460,14 @@ void write_by_column_products(rtcg::SourceWriter& w, const KernelSpec& spec, con
          str(static_cast<int>(parts.size())) + (parts.size() == 1 ? " part" : " parts") + " of " + str(sc.chunks) +
          (sc.chunks == 1 ? " chunk" : " chunks") + " per column.");
   const int stride = column_task_stride(tasks, sc.ncolp, sc.threads);
-  if (stride == sc.ncolp) {
-    auto slots = w.block("RTDG_SLOTS(s, " + str(tasks) + " * NE * NCOMP)");
-    w.line("const int pc = s / (NE * NCOMP);");
-    w.line("const int col = s - pc * (NE * NCOMP);");
-    w.line("if (k0 + col / NCOMP >= ke) continue;");
-    write_column_task_cases(w, spec, sc, parts);
-    return;
-  }
-  w.line("// Tasks " + str(stride) + " columns apart, so that a warp's lanes take the same case (column_task_stride).");
-  auto slots = w.block("RTDG_SLOTS(s, " + str(tasks * stride) + ")");
-  w.line("const int pc = s / " + str(stride) + ";");
-  w.line("const int col = s - pc * " + str(stride) + ";");
-  w.line("if (col >= NE * NCOMP || k0 + col / NCOMP >= ke) continue;");
+  const bool padded = stride != sc.ncolp;
+  const std::string stride_text = padded ? str(stride) : "(NE * NCOMP)";
+  if (padded)
+    w.line("// Tasks " + str(stride) + " columns apart, so that a warp's lanes take the same case (column_task_stride).");
+  auto slots = w.block("RTDG_SLOTS(s, " + (padded ? str(tasks * stride) : str(tasks) + " * NE * NCOMP") + ")");
+  w.line("const int pc = s / " + stride_text + ";");
+  w.line("const int col = s - pc * " + stride_text + ";");
+  w.line(std::string("if (") + (padded ? "col >= NE * NCOMP || " : "") + "k0 + col / NCOMP >= ke) continue;");
   write_column_task_cases(w, spec, sc, parts);
 }
 
