@@ -718,8 +718,9 @@ std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::Dev
     return "Bernstein plans other than the lattice stencil: the best literal one was 2-18 % behind the best stencil "
            "plan at orders 5-7 (H100, 2026-11-28)";
   if (order < 4)
-    return "the Bernstein stencil below order 4: 16 % behind the nodal winner at order 3 (H100, 2026-11-28), the "
-           "hand-written stencil stage 1.6x at order 2 (2026-11-27)";
+    return "the Bernstein stencil below order 4: its best plan 4.6 % behind the nodal winner at double order 3 and "
+           "25 % at order 2, 10 % and 37 % in float (H200, 2026-11-28; those best plans put a column's faces on 1 or 2 "
+           "threads)";
   const int most = faces >= 4 ? 4 : 2;  // face_threads is 1, 2 or 4, at most the element's faces
   if (plan.face_threads < most)
     return "the layered LIFT's faces on fewer threads per column than " + std::to_string(most) +
