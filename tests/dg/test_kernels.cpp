@@ -6,7 +6,9 @@
 // dg/wave_speed.hpp.
 #include "solver_support.hpp"
 
+#include <dg/bernstein.hpp>
 #include <dg/element.hpp>
+#include <dg/error.hpp>
 #include <dg/incident.hpp>
 #include <dg/kernels.hpp>
 #include <dg/total_field.hpp>
@@ -17,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -24,6 +27,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace rtdg::dg {
 namespace {
@@ -460,6 +464,95 @@ TEST(GeneratedDgKernels, LateUpdateInputTakesFewerRegisters) {
   const int late = registers_with(false);
   EXPECT_GT(late, 0);
   EXPECT_LT(late, early);
+}
+
+// The stencil's table (Operators::stencil), read back from the host branch of the source: node
+// n's 4 words hold its lattice neighbours alpha - e_k + e_j in bytes (slot j DIM + (k < j ? k :
+// k - 1)) and its packed multi-index. Where alpha_k = 0 there is no neighbour (weight zero) and
+// the entry is the node that the nearest node with alpha_k > 0 reads in that slot, the lower one
+// at equal distance: consecutive lanes then read one address, not a second one in the bank of
+// their own column. Tetrahedra at orders 1, 5 and 9 (220 nodes), triangles at order 4; above 256
+// nodes (tetrahedra of order 10) the plan does not fit.
+TEST(GeneratedDgKernels, StencilTablePacksTheLatticeNeighbours) {
+  const fluxes::Law law3 = test::law_file("maxwell3d");
+  const fluxes::Law law2 = test::law_file("maxwell2d_tm");
+  KernelSpec spec3 = stencil_order4_spec(law3);
+  KernelSpec spec2 = spec3;
+  spec2.law = &law2;
+  spec2.parameters = fluxes::resolve_parameters(law2);
+  spec2.conditions.clear();
+  for (const fluxes::BoundaryCondition& bc : law2.boundaries) spec2.conditions.push_back(&bc);
+  spec2.incident = lower_plane_wave(law2, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
+  spec2.plan.face_threads = 1;  // 3 faces
+  const std::pair<Shape, int> cases[] = {
+      {Shape::tetrahedron, 1}, {Shape::tetrahedron, 5}, {Shape::tetrahedron, 9}, {Shape::triangle, 4}};
+  for (const auto& [shape, N] : cases) {
+    SCOPED_TRACE(std::string(shape_name(shape)) + " order " + std::to_string(N));
+    KernelSpec spec = shape == Shape::triangle ? spec2 : spec3;
+    spec.element = &element(shape, N);
+    spec.plan.stage_elements_per_block = 1;  // order 9's shared memory
+    const int dim = spec.element->dim, Np = spec.element->Np;
+    const std::string source = generate_kernels(spec).source;
+    const std::string head = "static const int rtdg_stencil[" + std::to_string(4 * Np) + "] = {";
+    const std::size_t at = source.find(head);
+    ASSERT_NE(at, std::string::npos);
+    std::vector<int> words;
+    for (std::size_t p = at + head.size(); source[p - 1] != '}'; ++p) {
+      words.push_back(std::atoi(source.c_str() + p));
+      p = source.find_first_of(",}", p);
+    }
+    ASSERT_EQ(words.size(), static_cast<std::size_t>(4 * Np));
+    // The multi-indices in the element's lattice order (i, then j, then k fastest first).
+    const BernsteinOperators b = make_bernstein(*spec.element);
+    std::map<std::array<int, 4>, int> index;
+    for (int n = 0; n < Np; ++n) index[b.alpha[static_cast<std::size_t>(n)]] = n;
+    auto packed = [&](int n) {
+      int value = 0;
+      for (int k = 0; k <= dim; ++k) value |= b.alpha[static_cast<std::size_t>(n)][static_cast<std::size_t>(k)] << (8 * k);
+      return value;
+    };
+    // alpha(m) - e_k + e_j, or -1.
+    auto neighbour = [&](int m, int j, int k) {
+      std::array<int, 4> a = b.alpha[static_cast<std::size_t>(m)];
+      if (a[static_cast<std::size_t>(k)] == 0) return -1;
+      --a[static_cast<std::size_t>(k)];
+      ++a[static_cast<std::size_t>(j)];
+      return index.at(a);
+    };
+    int absent = 0;
+    for (int n = 0; n < Np; ++n) {
+      EXPECT_EQ(words[static_cast<std::size_t>(4 * n + 3)], packed(n)) << "node " << n;
+      for (int j = 0; j <= dim; ++j)
+        for (int k = 0; k <= dim; ++k) {
+          if (k == j) continue;
+          const int slot = j * dim + (k < j ? k : k - 1);
+          const int entry = (words[static_cast<std::size_t>(4 * n + slot / 4)] >> (8 * (slot % 4))) & 255;
+          int expected = neighbour(n, j, k);
+          if (expected < 0) {
+            ++absent;
+            for (int d = 1; expected < 0; ++d) {
+              if (n - d >= 0) expected = neighbour(n - d, j, k);
+              if (expected < 0 && n + d < Np) expected = neighbour(n + d, j, k);
+            }
+          }
+          EXPECT_EQ(entry, expected) << "node " << n << ", j " << j << ", k " << k;
+        }
+      for (int slot = dim * (dim + 1); slot < 12; ++slot)
+        EXPECT_EQ((words[static_cast<std::size_t>(4 * n + slot / 4)] >> (8 * (slot % 4))) & 255, 0);
+    }
+    EXPECT_GT(absent, 0);
+  }
+  spec3.element = &element(Shape::tetrahedron, 10);
+  spec3.plan.stage_elements_per_block = 1;
+  try {
+    (void)generate_kernels(spec3);
+    ADD_FAILURE() << "a stencil plan at order 10 (286 nodes) was not refused";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("the plan does not fit: operators = stencil indexes the lattice in bytes, "
+                                             "at most 256 nodes"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 // The max-wave-speed reduction (dg/wave_speed.hpp) of the laws whose speed depends on the

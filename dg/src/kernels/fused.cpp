@@ -531,10 +531,18 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
 
 // Operators::stencil: the Bernstein lattice of the element, one column per coefficient n
 // (coalesced for the threads of consecutive nodes): rows j * DIM + (k < j ? k : k - 1) the index
-// of alpha(n) - e_k + e_j (n itself where alpha_k = 0: its weight alpha_k is zero), row
-// DIM (DIM + 1) alpha(n) packed 8 bits per component (alpha_0 lowest). [DIM (DIM + 1) + 1][NP]
-// ints, in global memory (the threads of a warp read different entries: constant memory
-// would serialize them).
+// of alpha(n) - e_k + e_j, row DIM (DIM + 1) alpha(n) packed 8 bits per component (alpha_0
+// lowest). [DIM (DIM + 1) + 1][NP] ints, in global memory (the threads of a warp read different
+// entries: constant memory would serialize them).
+//
+// Where alpha_k = 0 that neighbour does not exist and its weight alpha_k is zero, so any node of
+// the element will do: the table names the one that the nearest node with alpha_k > 0 reads in
+// the same row. Consecutive threads take consecutive nodes, so that is mostly
+// the address of a nearby lane of the same warp, a broadcast in shared memory. Naming n itself
+// instead put a second address in the bank of n's own column: counted over the lattice at orders
+// 4-7 (2-4 elements per block, 32-bank model), the node phase's shared reads of neighbour state
+// took 1.4-1.7x the conflict-free wavefronts in float and 1.1-1.3x in double; with the nearby
+// lane's address, 1.2-1.3x and 0.9-1.1x.
 std::vector<int> stencil_table(const Element& element) {
   const BernsteinOperators b = make_bernstein(element);
   const int dim = b.dim, Np = b.Np, slots = dim * (dim + 1);
@@ -549,32 +557,64 @@ std::vector<int> stencil_table(const Element& element) {
       packed |= alpha[static_cast<std::size_t>(k)] << (8 * k);
     }
     table[static_cast<std::size_t>(slots * Np + n)] = packed;
-    for (int j = 0; j <= dim; ++j)
-      for (int k = 0; k <= dim; ++k) {
-        if (k == j) continue;
-        int neighbour = n;
-        if (alpha[static_cast<std::size_t>(k)] > 0) {
-          std::array<int, 4> moved = alpha;
-          --moved[static_cast<std::size_t>(k)];
-          ++moved[static_cast<std::size_t>(j)];
-          neighbour = index.at(moved);
-        }
-        table[static_cast<std::size_t>((j * dim + (k < j ? k : k - 1)) * Np + n)] = neighbour;
-      }
   }
+  // alpha(m) - e_k + e_j, or -1 where alpha_k(m) = 0.
+  auto neighbour = [&](int m, int j, int k) {
+    std::array<int, 4> moved = b.alpha[static_cast<std::size_t>(m)];
+    if (moved[static_cast<std::size_t>(k)] == 0) return -1;
+    --moved[static_cast<std::size_t>(k)];
+    ++moved[static_cast<std::size_t>(j)];
+    return index.at(moved);
+  };
+  for (int j = 0; j <= dim; ++j)
+    for (int k = 0; k <= dim; ++k) {
+      if (k == j) continue;
+      const int row = j * dim + (k < j ? k : k - 1);
+      for (int n = 0; n < Np; ++n) {
+        int read = neighbour(n, j, k);
+        // Absent: the nearest node's read in this row (the lower one first at equal distance).
+        for (int distance = 1; read < 0 && distance < Np; ++distance)
+          for (const int m : {n - distance, n + distance})
+            if (read < 0 && m >= 0 && m < Np) read = neighbour(m, j, k);
+        table[static_cast<std::size_t>(row * Np + n)] = read < 0 ? n : read;
+      }
+    }
   return table;
 }
 
+// The stencil's nodes and packed multi-indices fit one byte each up to this many nodes (order 9
+// on tetrahedra, 21 on triangles); the plan does not fit above it.
+constexpr int max_stencil_nodes = 256;
+
+// The table of stencil_table as 4 ints per node, so that a thread reads its node's in one 16-byte
+// load instead of DIM (DIM + 1) + 1 loads of 4 bytes: word q holds rows 4q .. 4q + 3 (the
+// neighbours' indices, 8 bits each, row 4q lowest; DIM (DIM + 1) <= 12 rows), word 3 the packed
+// multi-index. A warp's 32 loads of 16 bytes are 4 wavefronts of the L1 instead of 13 of 4 bytes,
+// and the L1/TEX pipe is what limits the stencil kernels (tuning.md).
 void write_stencil_table(rtcg::SourceWriter& w, const Element& element) {
   const std::vector<int> table = stencil_table(element);
-  std::string values;
-  for (std::size_t n = 0; n < table.size(); ++n) values += (n ? "," : "") + str(table[n]);
-  w.line("// The Bernstein lattice for the derivative stencil (Operators::stencil): [DIM (DIM + 1) + 1][NP],");
-  w.line("// neighbour alpha - e_k + e_j at row j DIM + (k < j ? k : k - 1), the packed multi-index last.");
+  const int slots = element.dim * (element.dim + 1), Np = element.Np;
+  std::string values, words;
+  for (int n = 0; n < Np; ++n) {
+    unsigned word[4] = {0, 0, 0, static_cast<unsigned>(table[static_cast<std::size_t>(slots * Np + n)])};
+    for (int x = 0; x < slots; ++x)
+      word[x / 4] |= static_cast<unsigned>(table[static_cast<std::size_t>(x * Np + n)]) << (8 * (x % 4));
+    std::string node;
+    for (int q = 0; q < 4; ++q) node += (q ? "," : "") + std::to_string(static_cast<int>(word[q]));
+    values += (n ? "," : "") + node;
+    words += std::string(n ? "," : "") + "{" + node + "}";
+  }
+  w.line("// The Bernstein lattice for the derivative stencil (Operators::stencil): [NP] x 4 ints, the indices of");
+  w.line("// the neighbours alpha - e_k + e_j 8 bits each in the order j DIM + (k < j ? k : k - 1) (words 0-2),");
+  w.line("// the packed multi-index (word 3). RTDG_STENCIL_WORDS(node, out) reads a node's into int out[4].");
   w.line("#if RTCG_CUDA");
-  w.line("__device__ const int rtdg_stencil[" + str(static_cast<int>(table.size())) + "] = {" + values + "};");
+  w.line("__device__ const int4 rtdg_stencil[" + str(Np) + "] = {" + words + "};");
+  w.line("#define RTDG_STENCIL_WORDS(node, out) do { const int4 rtdg_t = rtdg_stencil[node]; "
+         "out[0] = rtdg_t.x; out[1] = rtdg_t.y; out[2] = rtdg_t.z; out[3] = rtdg_t.w; } while (0)");
   w.line("#else");
-  w.line("static const int rtdg_stencil[" + str(static_cast<int>(table.size())) + "] = {" + values + "};");
+  w.line("static const int rtdg_stencil[" + str(4 * Np) + "] = {" + values + "};");
+  w.line("#define RTDG_STENCIL_WORDS(node, out) do { for (int rtdg_q = 0; rtdg_q < 4; ++rtdg_q) "
+         "out[rtdg_q] = rtdg_stencil[4 * (node) + rtdg_q]; } while (0)");
   w.line("#endif");
   w.line();
 }
@@ -603,9 +643,11 @@ void write_stencil_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   const int components = static_cast<int>(spec.law->state_components());
   const int slots = dim * (dim + 1);
   w.line("// D_a u by the Bernstein lattice stencil (operators = stencil), one direction a at a time.");
+  w.line("int sw[4];");
+  w.line("RTDG_STENCIL_WORDS(i, sw);");
   w.line("int nb[" + str(slots) + "];");
-  w.line("for (int x = 0; x < " + str(slots) + "; ++x) nb[x] = rtdg_stencil[x * NP + i];");
-  w.line("const int packed = rtdg_stencil[" + str(slots) + " * NP + i];");
+  w.line("for (int x = 0; x < " + str(slots) + "; ++x) nb[x] = (sw[x / 4] >> (8 * (x % 4))) & 255;");
+  w.line("const int packed = sw[3];");
   w.line("real al[DIM + 1];");
   w.line("for (int k = 0; k <= DIM; ++k) al[k] = real((packed >> (8 * k)) & 255);");
   w.line("real d0[NCOMP];  // (d_0 u_c)(i)");
@@ -1893,6 +1935,10 @@ Scratch scratch_of(const KernelSpec& spec) {
   if (stencil && (plan.basis != Basis::bernstein || !by_state))
     throw Error("the plan does not fit: operators = stencil differentiates the state in the Bernstein basis "
                 "(basis = bernstein, derivative = state)");
+  if (stencil && element.Np > max_stencil_nodes)
+    throw Error("the plan does not fit: operators = stencil indexes the lattice in bytes, at most " +
+                std::to_string(max_stencil_nodes) + " nodes per element (order 9 on tetrahedra, 21 on triangles), not " +
+                std::to_string(element.Np));
   sc.by_column = plan.operators == Operators::constant || plan.operators == Operators::literals || stencil;
   if (plan.face_threads != 1 && plan.face_threads != 2 && plan.face_threads != 4)
     throw Error("the plan's face_threads must be 1, 2 or 4, got " + std::to_string(plan.face_threads));
