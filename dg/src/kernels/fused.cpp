@@ -532,8 +532,7 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
 // Operators::stencil: the Bernstein lattice of the element, one column per coefficient n
 // (coalesced for the threads of consecutive nodes): rows j * DIM + (k < j ? k : k - 1) the index
 // of alpha(n) - e_k + e_j, row DIM (DIM + 1) alpha(n) packed 8 bits per component (alpha_0
-// lowest). [DIM (DIM + 1) + 1][NP] ints, in global memory (the threads of a warp read different
-// entries: constant memory would serialize them).
+// lowest). [DIM (DIM + 1) + 1][NP] ints, which write_stencil_table packs for the kernel.
 //
 // Where alpha_k = 0 that neighbour does not exist and its weight alpha_k is zero, so any node of
 // the element will do: the table names the one that the nearest node with alpha_k > 0 reads in
@@ -541,8 +540,8 @@ void write_stage_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piece
 // the address of a nearby lane of the same warp, a broadcast in shared memory. Naming n itself
 // instead put a second address in the bank of n's own column: counted over the lattice at orders
 // 4-7 (2-4 elements per block, 32-bank model), the node phase's shared reads of neighbour state
-// took 1.4-1.7x the conflict-free wavefronts in float and 1.1-1.3x in double; with the nearby
-// lane's address, 1.2-1.3x and 0.9-1.1x.
+// took 1.4-1.7x the conflict-free wavefronts in float and 1.0-1.3x in double; with the nearby
+// lane's address, 1.2-1.5x and 0.9-1.1x.
 std::vector<int> stencil_table(const Element& element) {
   const BernsteinOperators b = make_bernstein(element);
   const int dim = b.dim, Np = b.Np, slots = dim * (dim + 1);
@@ -589,8 +588,9 @@ constexpr int max_stencil_nodes = 256;
 // The table of stencil_table as 4 ints per node, so that a thread reads its node's in one 16-byte
 // load instead of DIM (DIM + 1) + 1 loads of 4 bytes: word q holds rows 4q .. 4q + 3 (the
 // neighbours' indices, 8 bits each, row 4q lowest; DIM (DIM + 1) <= 12 rows), word 3 the packed
-// multi-index. A warp's 32 loads of 16 bytes are 4 wavefronts of the L1 instead of 13 of 4 bytes,
-// and the L1/TEX pipe is what limits the stencil kernels (tuning.md).
+// multi-index. In global memory: the threads of a warp read different entries, which constant
+// memory would serialize. A warp's 32 loads of 16 bytes are 4 wavefronts of the L1 instead of 13
+// of 4 bytes, and the L1/TEX pipe is what limits the stencil kernels (tuning.md).
 void write_stencil_table(rtcg::SourceWriter& w, const Element& element) {
   const std::vector<int> table = stencil_table(element);
   const int slots = element.dim * (element.dim + 1), Np = element.Np;
