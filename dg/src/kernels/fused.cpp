@@ -551,10 +551,8 @@ std::vector<int> stencil_table(const Element& element) {
   for (int n = 0; n < Np; ++n) {
     const std::array<int, 4>& alpha = b.alpha[static_cast<std::size_t>(n)];
     int packed = 0;
-    for (int k = 0; k <= dim; ++k) {
-      if (alpha[static_cast<std::size_t>(k)] > 255) throw Error("operators = stencil: order above 255");
-      packed |= alpha[static_cast<std::size_t>(k)] << (8 * k);
-    }
+    // Bytes suffice: scratch_of refuses stencil plans above max_stencil_nodes (so alpha_k <= 21).
+    for (int k = 0; k <= dim; ++k) packed |= alpha[static_cast<std::size_t>(k)] << (8 * k);
     table[static_cast<std::size_t>(slots * Np + n)] = packed;
   }
   // alpha(m) - e_k + e_j, or -1 where alpha_k(m) = 0.
