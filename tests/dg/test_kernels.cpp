@@ -226,6 +226,35 @@ void expect_compiles_verbose(rtcg::Compiler& compiler, const GeneratedKernels& k
 
 // Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
 // and both precisions, for sm_80.
+// Teams (Plan::teams): each team whole warps (a named barrier counts threads in warps, and a
+// team's warps must be its own; scalar products too, whose blocks are otherwise NE x Np threads)
+// and the per-thread barrier.sync (a team's threads may reach its barrier diverged: with bar.sync,
+// the aligned form, a pipelined order-2 plan of two one-warp teams got wrong products on the
+// H200), pipelined or not, compiled by NVRTC for sm_90.
+TEST(GeneratedDgKernels, TeamsTakeWholeWarpsAndAPerThreadBarrier) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  const fluxes::Law law = test::law_file("maxwell3d");
+  KernelSpec spec = maxwell3d_spec(law);
+  spec.element = &element(Shape::tetrahedron, 2);
+  for (const Products products : {Products::scalar, Products::tensor})
+    for (const int groups : {1, 3}) {
+      spec.plan = test::fused_plan(Layout::element_major, 2, 1, Operators::shared, Derivative::flux, products,
+                                   Prefetch::on);
+      spec.plan.groups_per_block = groups;
+      spec.plan.teams = 2;
+      const GeneratedKernels kernels = generate_kernels(spec);
+      const std::string& source = kernels.source;
+      const std::size_t at = source.find("#define NTHREADS ");
+      ASSERT_NE(at, std::string::npos);
+      const int threads = std::stoi(source.substr(at + 17));
+      EXPECT_EQ(threads, 32) << to_text(spec.plan);  // 2 elements of 10 nodes, one warp
+      EXPECT_EQ(kernels.stage_threads, 2 * threads) << to_text(spec.plan);
+      EXPECT_NE(source.find("asm volatile(\"barrier.sync %0, %1;\""), std::string::npos) << to_text(spec.plan);
+      EXPECT_EQ(source.find("asm volatile(\"bar.sync"), std::string::npos) << to_text(spec.plan);
+      expect_compiles(*nvrtc, kernels);
+    }
+}
+
 TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_80");
   const fluxes::Law law = test::law_file("maxwell3d");

@@ -140,8 +140,9 @@ TEST_P(CudaKUnroll, KUnrolledProductsMatchTheDefaultPlan) {
 
 // Teams sharing the block's shared-memory copy of the operator fragments (Plan::teams with
 // operators = shared), one group per team, groups in turn and pipelined, in every tensor-product
-// path, with the tuner's check against the default plan. 2 elements per team on a cavity of 48
-// tetrahedra (24 groups): blocks whose last teams have fewer groups or none.
+// path, and teams of scalar products (each team with its own copy of D and LIFT, its threads
+// rounded up to whole warps), with the tuner's check against the default plan. 2 elements per
+// team on a cavity of 48 tetrahedra (24 groups): blocks whose last teams have fewer groups or none.
 class CudaTeams : public ::testing::TestWithParam<CudaCase> {};
 
 TEST_P(CudaTeams, TeamsSharingFragmentsMatchTheDefaultPlan) {
@@ -153,7 +154,7 @@ TEST_P(CudaTeams, TeamsSharingFragmentsMatchTheDefaultPlan) {
   space.elements_per_block = {2};
   space.nodes_per_thread = {1};
   space.operators = {Operators::shared};
-  space.products = {Products::tensor, Products::tf32x3};
+  space.products = {Products::scalar, Products::tensor, Products::tf32x3};
   space.groups_per_block = {1, 3};
   space.teams = {2, 3};
   space.min_threads = 32;

@@ -245,7 +245,7 @@ struct Plan {
   int groups_per_block = 1;  // 1 .. max_groups_per_block
   // Element groups a block computes side by side (teams): each team of ceil(NE x threads per
   // element / 32) warps computes its own groups with its own scratch and its own barrier
-  // (bar.sync with a team id, not a block-wide barrier), so teams do not wait on each other;
+  // (barrier.sync with a team id, not a block-wide barrier), so teams do not wait on each other;
   // what they share is the block's copy of the operators (operators = shared with tensor
   // products). A block of T teams and G groups per block computes T x G groups, team t the
   // groups t, t + T, .. of them; G > 1 without prefetch runs them in turn, with prefetch

@@ -107,8 +107,9 @@
 //
 // Teams (Plan::teams = T > 1): a block of T x NTHREADS threads computes T element groups side
 // by side; team `team` has threads team * NTHREADS .., its own scratch (the layout above, SCRATCH
-// reals from OFF_TEAMS + team * SCRATCH) and its own barrier (RTDG_SYNC: bar.sync team + 1 over
-// NTHREADS threads), and computes the block's groups team, team + T, .. (GPB of them). With
+// reals from OFF_TEAMS + team * SCRATCH) and its own barrier (RTDG_SYNC: barrier.sync team + 1
+// over NTHREADS threads, a multiple of 32; not the aligned bar.sync, since a warp may reach it
+// diverged), and computes the block's groups team, team + T, .. (GPB of them). With
 // tensor products and Operators::shared the block first copies AV and AL (AV_SIZE, AL_SIZE
 // reals, mma_fragment_reals) to the start of its shared memory (OFF_TEAMS = their sum), waits
 // at __syncthreads, and every team's products read them there (rtdg_lds instead of __ldg). The
@@ -751,8 +752,16 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   }
   w.line("#define RTDG_SLOTS(s, n) for (int s = tid; s < (n); s += NTHREADS)");
   if (teams) {
-    w.line("// A team's barrier: named barrier team + 1 over its NTHREADS threads (0 is the block's).");
-    w.line("#define RTDG_SYNC() asm volatile(\"bar.sync %0, %1;\" :: \"r\"(team + 1), \"n\"(NTHREADS) : \"memory\")");
+    // barrier.sync, not bar.sync: bar.sync is barrier.sync.aligned, which requires all threads
+    // of a warp to reach it together, and after the divergent slot loops a warp's threads need
+    // not be (sm_70 and newer schedule them independently). With bar.sync the pipelined plan of
+    // 16-row tiles, 3 groups and 2 one-warp teams at double order 2 got rows 8-9 of its products
+    // wrong in every run on the H200 (2026-11-29); the non-aligned barrier, __syncwarp before
+    // bar.sync, or __syncthreads each gave the default plan's answer. (barrier.sync exists from
+    // sm_70 on; CUDA 13 compiles for sm_75 and newer.)
+    w.line("// A team's barrier: named barrier team + 1 over its NTHREADS threads (0 is the block's),");
+    w.line("// which its threads may reach diverged (the slot loops), so not the aligned bar.sync.");
+    w.line("#define RTDG_SYNC() asm volatile(\"barrier.sync %0, %1;\" :: \"r\"(team + 1), \"n\"(NTHREADS) : \"memory\")");
   } else {
     w.line("#define RTDG_SYNC() __syncthreads()");
   }
@@ -1976,11 +1985,14 @@ Scratch scratch_of(const KernelSpec& spec) {
   sc.npt = tensor ? 1 : std::clamp(plan.nodes_per_thread, 1, Np);
   sc.tpe = (Np + sc.npt - 1) / sc.npt;
   sc.ne = elements_per_block(plan.stage_elements_per_block, sc.tpe);
-  sc.threads = tensor ? round_up(sc.ne * sc.tpe, 32) : sc.ne * sc.tpe;
+  // Tensor products take whole warps; so do teams, whose barriers count threads in warps (a
+  // named barrier's count must be a multiple of 32, and a team's warps must be its own).
+  sc.threads = tensor || plan.teams > 1 ? round_up(sc.ne * sc.tpe, 32) : sc.ne * sc.tpe;
   if (sc.threads * sc.teams > 1024)
     throw Error("the plan does not fit: " + std::to_string(sc.teams) + (sc.teams > 1 ? " teams of " : " team of ") +
-                std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.tpe) +
-                " threads each is more than 1024 threads per block");
+                std::to_string(sc.ne) + " elements per block of " + std::to_string(sc.tpe) + " threads each (" +
+                std::to_string(sc.threads) + " threads per team" + (sc.threads != sc.ne * sc.tpe ? ", whole warps" : "") +
+                ") is more than 1024 threads per block");
   const int ncol = sc.ne * components;
   sc.ncolp = tensor ? round_up(ncol, sc.columns ? 16 : 8) : ncol;
   sc.ldq = tensor ? operand_ld(Np) : sc.by_column ? column_ld(Np) : Np;

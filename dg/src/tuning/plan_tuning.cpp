@@ -592,7 +592,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
                    const int npt_value = static_cast<int>(p.at("nodes_per_thread"));
                    if (p.at("elements") == 0 || npt_value > Np) return false;
                    long long threads = p.at("elements") * threads_per_element(Np, npt_value);
-                   if (p.at("products") != 0) threads = (threads + 31) / 32 * 32;  // whole warps
+                   // Whole warps: tensor products, and teams (dg::kernels' scratch layout).
+                   if (p.at("products") != 0 || p.at("teams") > 1) threads = (threads + 31) / 32 * 32;
                    // A team's threads; the block's (teams of them) at most 1024.
                    return threads >= min_threads && threads <= max_threads && threads * p.at("teams") <= 1024;
                  });
