@@ -795,6 +795,7 @@ TEST(SolverPlans, ColumnTilesThatDoNotFitAreRefused) {
   EXPECT_NO_THROW(a.solver->set_plan(plan));
   Plan scalar = plan;
   scalar.products = Products::scalar;
+  scalar.operators = Operators::global;  // D and LIFT in every team's scratch would not fit 10 teams
   scalar.row_tiles = 1;
   EXPECT_EQ(refusal(scalar), "the plan does not fit: column tiles (tiles = columns) are for tensor-core products "
                              "(products = tensor or tf32x3)");
@@ -962,11 +963,31 @@ TEST(SolverPlans, GroupsAndTeamsOutsideTheirRangesAreRefused) {
     a.solver->set_plan(plan);
     FAIL() << "no error";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("9 teams of 32 elements per block of 4 threads each is more than 1024 "
-                                             "threads per block"),
+    EXPECT_NE(std::string(error.what()).find("9 teams of 32 elements per block of 4 threads each (128 threads per "
+                                             "team) is more than 1024 threads per block"),
               std::string::npos)
         << error.what();
   }
+  // Teams take whole warps, scalar products too: 20 elements of 4 threads are 80 threads, a
+  // team 96; 11 teams are 1056 (880 without the rounding).
+  Plan scalar = plan;
+  scalar.products = Products::scalar;
+  // Global operators and the state derivative: a team's scratch small enough for 10 teams.
+  scalar.operators = Operators::global;
+  scalar.derivative = Derivative::state;
+  scalar.stage_elements_per_block = 20;
+  scalar.teams = 11;
+  try {
+    a.solver->set_plan(scalar);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("11 teams of 20 elements per block of 4 threads each (96 threads per "
+                                             "team, whole warps) is more than 1024 threads per block"),
+              std::string::npos)
+        << error.what();
+  }
+  scalar.teams = 10;  // 960 threads
+  EXPECT_NO_THROW(a.solver->set_plan(scalar));
   // 6 teams of 32 elements (768 threads) need more shared memory than a block may have.
   plan.teams = 6;
   try {
