@@ -224,8 +224,6 @@ void expect_compiles_verbose(rtcg::Compiler& compiler, const GeneratedKernels& k
   }
 }
 
-// Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
-// and both precisions, for sm_80.
 // Teams (Plan::teams): each team whole warps (a named barrier counts threads in warps, and a
 // team's warps must be its own; scalar products too, whose blocks are otherwise NE x Np threads)
 // and the per-thread barrier.sync (a team's threads may reach its barrier diverged: with bar.sync,
@@ -255,6 +253,8 @@ TEST(GeneratedDgKernels, TeamsTakeWholeWarpsAndAPerThreadBarrier) {
     }
 }
 
+// Column tiles below sm_90 (no m16n8k4 there: each 16 x 8 tile is two m8n8k4), both derivatives
+// and both precisions, for sm_80.
 TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_80");
   const fluxes::Law law = test::law_file("maxwell3d");
