@@ -795,7 +795,6 @@ TEST(SolverPlans, ColumnTilesThatDoNotFitAreRefused) {
   EXPECT_NO_THROW(a.solver->set_plan(plan));
   Plan scalar = plan;
   scalar.products = Products::scalar;
-  scalar.operators = Operators::global;  // D and LIFT in every team's scratch would not fit 10 teams
   scalar.row_tiles = 1;
   EXPECT_EQ(refusal(scalar), "the plan does not fit: column tiles (tiles = columns) are for tensor-core products "
                              "(products = tensor or tf32x3)");
