@@ -41,6 +41,7 @@ const Element& element(Shape shape, int N) {
 
 TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  std::size_t programs = 0;  // generated so far (test::nvrtc_compiles)
   // The laws added later compile at one order: what they add (a source reading the position,
   // other boundary conditions) does not depend on it, and each order costs seconds of NVRTC.
   // euler2d_riemann is euler2d's kernel with other conditions: the two basic plans suffice.
@@ -160,6 +161,7 @@ TEST(GeneratedDgKernels, CompileWithNvrtcForSm90) {
             ADD_FAILURE() << name << " N=" << N << ": " << e.what();
             continue;
           }
+          if (!test::nvrtc_compiles(programs++)) continue;
           rtcg::Program program;
           program.name = kernels.name;
           program.source = kernels.source;
@@ -352,6 +354,7 @@ TEST(GeneratedDgKernels, ColumnTaskStrideKeepsAWarpOnOneCase) {
 // both precisions, at orders 2 and 4 (the literal code of order 4 is about 35,000 lines).
 TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  std::size_t programs = 0;  // generated so far (test::nvrtc_compiles)
   const fluxes::Law law = test::law_file("maxwell3d");
   KernelSpec spec = maxwell3d_spec(law);
   const bool verbose = std::getenv("RTDG_PTXAS_VERBOSE") != nullptr;  // registers, for tuning work
@@ -373,6 +376,7 @@ TEST(GeneratedDgKernels, ByColumnProductsCompileWithNvrtcForSm90) {
           const GeneratedKernels kernels = generate_kernels(spec);
           EXPECT_NE(kernels.source.find("By-column products"), std::string::npos);
           EXPECT_EQ(kernels.source.find("rtdg_cops") != std::string::npos, operators == Operators::constant);
+          if (!test::nvrtc_compiles(programs++)) continue;
           expect_compiles_verbose(*nvrtc, kernels, verbose,
                                   "N" + std::to_string(N) + " " + to_string(operators) + " " +
                                       (scalar == fluxes::ScalarType::float32 ? "f32 " : "f64 ") + to_string(derivative));
