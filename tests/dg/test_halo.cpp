@@ -7,6 +7,7 @@
 #include "test_meshes.hpp"
 
 #include <dg/discretization.hpp>
+#include <dg/error.hpp>
 #include <dg/halo.hpp>
 #include <dg/solver.hpp>
 #include <fluxes/law.hpp>
@@ -306,6 +307,41 @@ std::vector<Case> cases() {
 
 INSTANTIATE_TEST_SUITE_P(Parts, HaloRun, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& param) { return param.param.name; });
+
+// Plan::graph: a parallel step exchanges halo traces through the host between its launches,
+// which a CUDA graph cannot hold, so its step refuses the plan (before any exchange: the other
+// part never steps here) and names the way out; with the exchange off the step runs.
+TEST(Halo, AStepAsOneGraphIsRefusedWithAHaloExchange) {
+  const fluxes::Law law = law_file("maxwell2d_tm");
+  const mesh::Mesh global = mesh::build_mesh(box_mesh(2, 3));
+  const mesh::Partition partition = checkerboard(global, 2);
+  const mesh::LocalMesh local = mesh::build_local_mesh(global, partition, 0);
+  ASSERT_GT(local.num_halo_faces(), 0);
+  const std::vector<mesh::LocalMesh> locals{local, mesh::build_local_mesh(global, partition, 1)};
+  Mailbox box(locals);
+  ThreadExchange exchange(box, 0);
+  SolverSetup setup;
+  setup.law = &law;
+  setup.parameters = fluxes::resolve_parameters(law, {});
+  for (const std::string& name : global.boundary_names) setup.boundaries.push_back({name, "pec", ""});
+  setup.plan.graph = true;
+  setup.halo.faces = local.halo_faces;
+  setup.halo.exchange = &exchange;
+  const Discretization disc = discretize(local, 2);
+  Solver solver(host(), disc, setup);
+  solver.set_state(solver.exact_values(0.0));
+  try {
+    solver.step(0.0, 1e-3);
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("exchanges halo traces through the host between a step's launches"),
+              std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("use a plan with graph = off"), std::string::npos) << error.what();
+  }
+  solver.set_halo_exchange(false);
+  EXPECT_NO_THROW(solver.step(0.0, 1e-3));
+}
 
 TEST(Halo, NodePermutationPairsTheSameNodes) {
   // Two faces glued with every vertex correspondence: the permutation maps node j to the node

@@ -674,7 +674,8 @@ TEST(PlanTuning, BernsteinPlansByColumnWhereTheLawTakesThem) {
 
 // Plan::prefetch_update: a point value (absent from older points: on), a space list of on and
 // off, tried only where CUDA code differs (never on the host, whatever the list says), and with
-// `prune` on CUDA only for the stencil plans (update_pruned).
+// `prune` on CUDA only for the stencil plans (update_pruned). Plan::graph the same way (CUDA only,
+// off in the default space).
 TEST(PlanTuning, LateUpdateInputInPointsSpacesAndPruning) {
   Plan stencil = plan_from_text("fusion=stage layout=element_major elements=4 nodes_per_thread=1 operators=stencil "
                                 "derivative=state prefetch=async basis=bernstein face_threads=4");
@@ -702,10 +703,27 @@ TEST(PlanTuning, LateUpdateInputInPointsSpacesAndPruning) {
     EXPECT_NE(std::string(error.what()).find("prefetch_update values are on and off, not 'late'"), std::string::npos)
         << error.what();
   }
+  // Plan::graph: off only by default, both with graph=off,on; only CUDA points take it; points
+  // stored before it was a plan value read as off.
+  EXPECT_EQ(space.graph, std::vector<bool>{false});
+  set_space_values(space, "graph=off,on");
+  EXPECT_EQ(space.graph, (std::vector<bool>{false, true}));
+  EXPECT_THROW(set_space_values(space, "graph=maybe"), Error);
+  Plan graphed = stencil;
+  graphed.graph = true;
+  EXPECT_EQ(point_of(graphed).at("graph"), 1);
+  EXPECT_EQ(plan_of(point_of(graphed)), graphed);
+  rtcg::tune::Point before_graph = point_of(stencil);
+  before_graph.erase("graph");
+  EXPECT_FALSE(plan_of(before_graph).graph);
+  before_graph["graph"] = 2;
+  EXPECT_THROW((void)plan_of(before_graph), Error);
   // The host reads the update input where it is needed either way: no point is off there.
   Cavity cavity("maxwell2d_tm", 2, 2, host());
-  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points())
+  for (const rtcg::tune::Point& p : plan_search_space(*cavity.solver, space).points()) {
     EXPECT_EQ(p.at("prefetch_update"), 1) << rtcg::tune::to_string(p);
+    EXPECT_EQ(p.at("graph"), 0) << rtcg::tune::to_string(p);  // the host launches no graphs
+  }
 
   const rtcg::DeviceInfo h100 = h100_limits();
   EXPECT_EQ(update_pruned(stencil, h100), "");
@@ -931,7 +949,7 @@ TEST(PlanTuning, SpaceValuesFromText) {
   EXPECT_EQ(error_of("prune=no"), "plan space 'prune=no': prune is on or off (one value)");
   EXPECT_EQ(error_of("prune=on,off"), "plan space 'prune=on,off': prune is on or off (one value)");
   EXPECT_NE(error_of("group=2").find("unknown name 'group'; valid names: layouts, elements,"), std::string::npos);
-  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, face_threads, max_registers, prefetch_update, prune"),
+  EXPECT_NE(error_of("group=2").find("geometry, connectivity, align, tiles, bases, face_threads, max_registers, prefetch_update, graph, prune"),
             std::string::npos);
   EXPECT_EQ(error_of("max_registers=0,24"),
             "plan space 'max_registers=0,24': max_registers are 0, 'auto' or 32 to 255, not 24");

@@ -903,6 +903,39 @@ TEST(SolverPlans, RegisterCapTextAndRefusals) {
       << error_of(low);
 }
 
+// Plan::graph: written only when on, read back, described, for fused and unfused plans; on the
+// host backend a step as one graph runs its launches as they come, so it is the same step.
+TEST(SolverPlans, GraphTextAndHostSteps) {
+  for (Plan plan : {Plan{}, fused_plan(Layout::element_major, 2, 1, Operators::global, Derivative::state)}) {
+    EXPECT_EQ(to_text(plan).find("graph"), std::string::npos);  // older texts read as before
+    EXPECT_FALSE(plan_from_text(to_text(plan)).graph);
+    plan.graph = true;
+    EXPECT_NE(to_text(plan).find(" graph=on"), std::string::npos) << to_text(plan);
+    EXPECT_EQ(plan_from_text(to_text(plan)), plan);
+    EXPECT_NE(plan.describe().find(", steps as CUDA graphs"), std::string::npos) << plan.describe();
+  }
+  EXPECT_FALSE(plan_from_text(to_text(Plan{}) + " graph=off").graph);
+  try {
+    (void)plan_from_text(to_text(Plan{}) + " graph=yes");
+    FAIL() << "no error";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("graph=yes is not on or off"), std::string::npos) << error.what();
+  }
+
+  for (const Integrator integrator : {Integrator::lserk4, Integrator::ssprk3}) {
+    Cavity a("maxwell2d_tm", 2, 3, host(), 1.0, fluxes::ScalarType::float64, integrator);
+    Plan graph;
+    graph.graph = true;
+    Cavity b("maxwell2d_tm", 2, 3, host(), 1.0, fluxes::ScalarType::float64, integrator, graph);
+    for (Cavity* c : {&a, &b}) {
+      c->solver->set_state(c->solver->exact_values(0.0));
+      const double dt = c->solver->stable_dt(0.5);
+      for (int s = 0; s < 3; ++s) c->solver->step(s * dt, dt);
+    }
+    EXPECT_EQ(b.solver->state(), a.solver->state());
+  }
+}
+
 // Plan::prefetch_update: written only when off, read back, described; refused where there is
 // no prefetched update input to read late (unfused plans, no prefetch, products not staged).
 TEST(SolverPlans, LateUpdateInputTextAndRefusals) {

@@ -50,6 +50,19 @@ TEST(HostModule, CompilesLaunchesAndMatchesPlainLoop) {
   EXPECT_EQ(y, expected);
 }
 
+// The host's launch graph runs the launches as they come.
+TEST(HostModule, LaunchGraphRunsTheLaunchesDirectly) {
+  rtcg::Backend& host = rtcg::backend("host");
+  const auto graph = host.make_launch_graph();
+  EXPECT_FALSE(graph->graphs());
+  int runs = 0;
+  graph->run([&] { ++runs; });
+  graph->run([&] { ++runs; });
+  EXPECT_EQ(runs, 2);
+  EXPECT_EQ(graph->instantiations(), 0);
+  EXPECT_THROW(graph->run([] { throw rtcg::Error("from the launches"); }), rtcg::Error);
+}
+
 TEST(HostModule, ReportsAttributesAndParameters) {
   auto kernel = rtcg::backend("host").compile(axpy_program())->kernel("axpy");
   EXPECT_EQ(kernel->parameter_sizes(), (std::vector<std::size_t>{8, 8, 8, 8}));

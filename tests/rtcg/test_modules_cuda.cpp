@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace {
@@ -103,6 +104,78 @@ TEST_F(CudaModule, SyntaxErrorCarriesTheLog) {
 TEST_F(CudaModule, OutOfMemorySaysHowMuch) {
   const auto message = message_of([&] { backend().allocate(std::size_t{1} << 50); });
   EXPECT_NE(message.find("out of device memory: asked for 1125899906842624 bytes"), std::string::npos) << message;
+}
+
+// A launch graph (rtcg::LaunchGraph, CUDA graphs): the recorded launches run only when the
+// graph is launched, give what the launches give directly, and a run with other arguments but
+// the same shape updates the one instantiated graph; another shape instantiates a new one.
+TEST_F(CudaModule, LaunchGraphRunsUpdatesAndReinstantiates) {
+  auto kernel = backend().compile(rtcg_test::axpy_program())->kernel("axpy");
+  const long long n = 4099;
+  std::vector<double> x(n, 1.0), y(n, 0.0);
+  void* dx = backend().allocate(n * sizeof(double));
+  void* dy = backend().allocate(n * sizeof(double));
+  backend().copy_to_device(dx, x.data(), n * sizeof(double));
+  backend().copy_to_device(dy, y.data(), n * sizeof(double));
+  const auto graph = backend().make_launch_graph();
+  ASSERT_TRUE(graph->graphs());
+  const rtcg::LaunchShape shape{{17}, {256}};
+  // y += a x twice per run: 2 a per run.
+  auto run = [&](double a) {
+    graph->run([&] {
+      (*kernel)(shape, dy, dx, a, n);
+      (*kernel)(shape, dy, dx, a, n);
+    });
+  };
+  run(1.0);
+  run(0.25);  // other arguments, same shape: updated, not instantiated again
+  backend().synchronize();
+  EXPECT_EQ(graph->instantiations(), 1);
+  backend().copy_to_host(y.data(), dy, n * sizeof(double));
+  EXPECT_EQ(y, std::vector<double>(n, 2.5));
+  // Another shape (three launches): a new graph.
+  graph->run([&] {
+    for (int i = 0; i < 3; ++i) (*kernel)(shape, dy, dx, 1.0, n);
+  });
+  backend().synchronize();
+  EXPECT_EQ(graph->instantiations(), 2);
+  backend().copy_to_host(y.data(), dy, n * sizeof(double));
+  EXPECT_EQ(y, std::vector<double>(n, 5.5));
+  backend().deallocate(dx);
+  backend().deallocate(dy);
+}
+
+// A host copy inside the recording fails with the driver's reason and runs nothing; a failing
+// launch's error passes through; the stream works as before afterwards.
+TEST_F(CudaModule, LaunchGraphRefusesWhatAGraphCannotHold) {
+  auto kernel = backend().compile(rtcg_test::axpy_program())->kernel("axpy");
+  const long long n = 1000;
+  std::vector<double> x(n, 1.0), y(n, 0.0);
+  void* dx = backend().allocate(n * sizeof(double));
+  void* dy = backend().allocate(n * sizeof(double));
+  backend().copy_to_device(dx, x.data(), n * sizeof(double));
+  backend().copy_to_device(dy, y.data(), n * sizeof(double));
+  const auto graph = backend().make_launch_graph();
+  const std::string copy_error = message_of([&] {
+    graph->run([&] {
+      (*kernel)(rtcg::LaunchShape{{4}, {256}}, dy, dx, 1.0, n);
+      backend().copy_to_host(y.data(), dy, n * sizeof(double));  // synchronises: not in a graph
+    });
+  });
+  // The driver refuses the copy (or, were it recorded, the synchronisation after it) while it records.
+  EXPECT_NE(copy_error.find("STREAM_CAPTURE"), std::string::npos) << copy_error;
+  const std::string launch_error = message_of([&] {
+    graph->run([&] { (*kernel)(rtcg::LaunchShape{{1}, {2048}}, dy, dx, 1.0, n); });
+  });
+  EXPECT_NE(launch_error.find("launching kernel `axpy`"), std::string::npos) << launch_error;
+  EXPECT_EQ(graph->instantiations(), 0);
+  // Nothing of either recording ran, and the stream takes plain launches again.
+  (*kernel)(rtcg::LaunchShape{{4}, {256}}, dy, dx, 3.0, n);
+  backend().synchronize();
+  backend().copy_to_host(y.data(), dy, n * sizeof(double));
+  EXPECT_EQ(y, std::vector<double>(n, 3.0));
+  backend().deallocate(dx);
+  backend().deallocate(dy);
 }
 
 }  // namespace

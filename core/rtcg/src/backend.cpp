@@ -32,6 +32,20 @@ void Backend::copy_to_device_before_next_launch(void* destination, const void* h
   copy_to_device(destination, host_source, bytes);
 }
 
+namespace {
+
+// The host's launch graph: host kernels run synchronously as they are launched.
+class DirectLaunchGraph final : public LaunchGraph {
+public:
+  void run(const std::function<void()>& launches) override { launches(); }
+  bool graphs() const override { return false; }
+  int instantiations() const override { return 0; }
+};
+
+}  // namespace
+
+std::unique_ptr<LaunchGraph> Backend::make_launch_graph() { return std::make_unique<DirectLaunchGraph>(); }
+
 std::shared_ptr<const Module> Backend::compile(const Program& program) {
   const CacheKey key = compiler().cache_key(program);
   const std::string digest = key.digest();

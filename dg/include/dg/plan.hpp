@@ -278,6 +278,14 @@ struct Plan {
   // plans take 72 registers instead of 96 (nvcc 13, sm_90, orders 4-6), one or two more blocks
   // per SM (order 6 14 % faster on the H200, docs/tuning.md).
   bool prefetch_update = true;
+  // Every plan: whether a time step's launches (5 stage kernels for LSERK4, or 15 unfused, with
+  // the stabilizer's after each stage) go to the device as one CUDA graph (rtcg::LaunchGraph:
+  // recorded from the stream each step, the graph updated in place and launched once) instead
+  // of one launch each. What it can save is launch overhead: the host's per launch, and the gaps
+  // between kernels, which matter only where a stage takes a few microseconds (small meshes).
+  // Not for parallel runs (their halo exchange goes through the host between launches: a step
+  // refuses it). The host backend runs the launches as they come.
+  bool graph = false;
 
   // A short text for logs, tables and the run summary, e.g.
   // "stage fused, element_major, 4 elements/block, 2 nodes/thread, operators shared, d(state)".
@@ -323,7 +331,8 @@ Basis parse_basis(const std::string& text);
 // geometry from global memory, one without connectivity= reads vmapP (nodes), one without
 // align= has columns Np reals apart (0), one without tiles= has row tiles. basis= is written only
 // for a Bernstein plan (" basis=bernstein" at the end); a plan without it is nodal. So are
-// face_threads=, max_registers= (when not 1 and 0) and prefetch_update=off (when off).
+// face_threads=, max_registers= (when not 1 and 0), prefetch_update=off (when off) and graph=on
+// (when on).
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

@@ -127,6 +127,10 @@ struct PlanSpace {
   // `prune` on CUDA only for the stencil plans (update_pruned), where it saves the registers
   // that fit another block per SM.
   std::vector<bool> prefetch_update{true, false};
+  // Whether a step is launched as one CUDA graph (Plan::graph), on CUDA only. Default: off only
+  // (`--space graph=off,on` tries both for every plan; the graph changes no kernel, so the
+  // variants share their compiled code and only the timing doubles).
+  std::vector<bool> graph{false};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -148,8 +152,8 @@ struct PlanSpace {
 // "tile_rows=8,16", "products=scalar,tensor,tf32x3", "elements=2,4". Names: layouts,
 // elements, nodes_per_thread, operators, derivatives, products, prefetch, tile_rows,
 // directions, row_tiles, k_unroll, groups, teams, geometry, connectivity, align, tiles, bases,
-// face_threads, max_registers, prefetch_update (values as in plan texts: k_unroll=all,2,
-// prefetch_update=on,off). Throws
+// face_threads, max_registers, prefetch_update, graph (values as in plan texts: k_unroll=all,2,
+// prefetch_update=on,off, graph=off,on). Throws
 // dg::Error naming what is wrong.
 void set_space_values(PlanSpace& space, const std::string& text);
 

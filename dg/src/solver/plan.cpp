@@ -114,6 +114,7 @@ std::string to_text(const Plan& plan) {
   if (plan.max_registers != 0) text << " max_registers=" << plan.max_registers;
   // Written only when off, so plans keep the text they had before it was a plan value.
   if (!plan.prefetch_update) text << " prefetch_update=off";
+  if (plan.graph) text << " graph=on";
   return text.str();
 }
 
@@ -198,6 +199,11 @@ Plan plan_from_text(const std::string& text) {
     if (value != "on" && value != "off") throw Error("plan '" + text + "': prefetch_update=" + value + " is not on or off");
     plan.prefetch_update = value == "on";
   }
+  if (words.count("graph")) {
+    const std::string value = take("graph");
+    if (value != "on" && value != "off") throw Error("plan '" + text + "': graph=" + value + " is not on or off");
+    plan.graph = value == "on";
+  }
   if (!words.empty()) throw Error("plan '" + text + "': unknown key '" + words.begin()->first + "'");
   return plan;
 }
@@ -256,10 +262,10 @@ std::string Plan::describe() const {
            (align != 0 ? ", columns aligned to " + std::to_string(align) + " bytes" : std::string()) + in_basis +
            (face_threads != 1 ? ", faces on " + std::to_string(face_threads) + " threads/column" : std::string()) +
            (max_registers != 0 ? ", at most " + std::to_string(max_registers) + " registers" : std::string()) +
-           (!prefetch_update ? ", update input read late" : "");
+           (!prefetch_update ? ", update input read late" : "") + (graph ? ", steps as CUDA graphs" : "");
   return std::string("unfused, ") + to_string(layout) + ", volume " + count(volume_elements_per_block) +
          " elements/block, surface " + count(surface_elements_per_block) + " elements/block, update " +
-         std::to_string(update_block_size) + " threads/block" + in_basis;
+         std::to_string(update_block_size) + " threads/block" + in_basis + (graph ? ", steps as CUDA graphs" : "");
 }
 
 }  // namespace rtdg::dg

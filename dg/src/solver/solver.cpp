@@ -183,6 +183,9 @@ struct EngineT final : Engine {
   // layout; with a padded node stride (Plan::align) their padding entries are zero from the
   // start and no kernel writes them (the fused kernels' copies rely on it).
   rtcg::Array<T> q, rhs_, res, q_alt, u1, u2;
+  // Plan::graph: the graph a step is launched as, made at the first such step and dropped when
+  // the plan changes (its kernels may then be unloaded).
+  std::unique_ptr<rtcg::LaunchGraph> launch_graph;
   rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
   // Plans with face connectivity (kernels::face_connectivity): compressed_connectivity's array,
@@ -288,6 +291,7 @@ struct EngineT final : Engine {
               const std::function<std::vector<double>(const std::vector<double>&)>& relayout, bool keep_state) override {
     auto compiled = compile(backend, kernels);  // may throw: nothing has changed yet
     prepare_connectivity(p);                    // may throw too (a mesh it cannot compress)
+    launch_graph.reset();
     const bool same_layout = layout_of(p) == state_layout() || !keep_state;
     std::vector<double> state;
     if (!same_layout) state = download_state();  // through the host only when the layout changes
@@ -536,6 +540,20 @@ struct EngineT final : Engine {
   }
 
   void step(double t, double dt) override {
+    if (!plan.graph) return step_launches(t, dt);
+    // Plan::graph: the step's launches recorded and launched as one CUDA graph (the host
+    // backend runs them as they come). A parallel step exchanges halo traces through the host
+    // between its launches, which a graph cannot hold.
+    if (H > 0 && exchange_on)
+      throw Error("the plan's graph = on launches a step as one CUDA graph, but this run exchanges halo traces "
+                  "through the host between a step's launches (a parallel run), which a graph cannot hold: use a plan "
+                  "with graph = off");
+    if (!launch_graph) launch_graph = backend.make_launch_graph();
+    launch_graph->run([&] { step_launches(t, dt); });
+  }
+
+  // A step's launches (and the host's swaps of the ping-pong states between them).
+  void step_launches(double t, double dt) {
     const bool fused = generated.fusion == Fusion::stage;
     const int count = static_cast<int>(n);
     const T h = static_cast<T>(dt);

@@ -196,6 +196,14 @@ void set_space_values(PlanSpace& space, const std::string& text) {
       space.prefetch_update.push_back(value == "on");
     }
   }
+  else if (name == "graph") {
+    space.graph.clear();
+    for (const std::string& value : values) {
+      if (value != "on" && value != "off")
+        throw Error("plan space '" + text + "': graph values are on and off, not '" + value + "'");
+      space.graph.push_back(value == "on");
+    }
+  }
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
     for (const int bytes : space.align)
@@ -211,7 +219,7 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
                 "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
                 "groups, teams, geometry, connectivity, align, tiles, bases, face_threads, max_registers, "
-                "prefetch_update, prune");
+                "prefetch_update, graph, prune");
 }
 
 Point point_of(const Plan& plan) {
@@ -238,7 +246,8 @@ Point point_of(const Plan& plan) {
                {"basis", static_cast<std::int64_t>(plan.basis)},
                {"face_threads", plan.face_threads},
                {"max_registers", fused ? plan.max_registers : 0},
-               {"prefetch_update", fused ? static_cast<std::int64_t>(plan.prefetch_update) : 1}};
+               {"prefetch_update", fused ? static_cast<std::int64_t>(plan.prefetch_update) : 1},
+               {"graph", static_cast<std::int64_t>(plan.graph)}};
 }
 
 Plan plan_of(const Point& point) {
@@ -338,6 +347,11 @@ Plan plan_of(const Point& point) {
   if (early != 0 && early != 1)
     throw Error("a DG plan point with prefetch_update other than 0 or 1: " + rtcg::tune::to_string(point));
   plan.prefetch_update = early == 1;
+  // Points stored before graph was a plan value have none: off.
+  const auto graph = point.find("graph");
+  const std::int64_t as_graph = graph != point.end() ? graph->second : 0;
+  if (as_graph != 0 && as_graph != 1) throw Error("a DG plan point with graph other than 0 or 1: " + rtcg::tune::to_string(point));
+  plan.graph = as_graph == 1;
   return plan;
 }
 
@@ -444,6 +458,10 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> prefetch_update = ints(space.prefetch_update);
   if (!cuda) prefetch_update.clear();
   if (std::find(prefetch_update.begin(), prefetch_update.end(), 1) == prefetch_update.end()) prefetch_update.push_back(1);
+  // The default plan launches kernel by kernel: 0 is always in the space; graphs only on CUDA.
+  std::vector<std::int64_t> graph = ints(space.graph);
+  if (!cuda) graph.clear();
+  if (std::find(graph.begin(), graph.end(), 0) == graph.end()) graph.insert(graph.begin(), 0);
 
   rtcg::tune::SearchSpace out;
   out.parameter("fusion", fusion)
@@ -468,7 +486,8 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
       .parameter("basis", bases)
       .parameter("face_threads", face_threads)
       .parameter("max_registers", max_registers)
-      .parameter("prefetch_update", prefetch_update);
+      .parameter("prefetch_update", prefetch_update)
+      .parameter("graph", graph);
   out.constraint("basis = bernstein: fused plans by column (operators constant, literals or stencil)",
                  {"basis", "fusion", "operators"},
                  [](const Point& p) { return p.at("basis") == 0 || (p.at("fusion") == 1 && p.at("operators") >= 2); });

@@ -20,6 +20,30 @@ namespace rtcg {
 
 enum class BackendKind { cuda, host };
 
+// A sequence of launches that runs as one unit. On cuda a CUDA graph: run() records what the
+// given function launches on the backend's stream (stream capture; nothing runs while it is
+// recorded), updates the graph it instantiated before in place when the new recording has the
+// same shape (the same kernels and launch shapes in the same order; their arguments may
+// differ), else instantiates it anew, and launches the graph on the stream. What a step costs
+// then is one graph launch and an update instead of a launch per kernel, and the device runs
+// the kernels back to back. On the host backend (Backend::make_launch_graph's default) run()
+// calls the function as it is.
+//
+// The function must only launch kernels and enqueue device work on the backend's stream
+// (copy_on_device, memset_bytes). A copy to or from the host, a synchronisation or a memory
+// allocation while it records makes run() throw DeviceError with the driver's reason, as does
+// any exception from the function (which run() passes on); in both cases nothing the function
+// launched has run, but whatever it did on the host (e.g. swapping two arrays) is done.
+class LaunchGraph {
+public:
+  virtual ~LaunchGraph() = default;
+  virtual void run(const std::function<void()>& launches) = 0;
+  // True when run() launches graphs (cuda), false when it calls the function directly.
+  virtual bool graphs() const = 0;
+  // Graphs instantiated so far: 1 after any number of runs of the same shape.
+  virtual int instantiations() const = 0;
+};
+
 struct DeviceInfo {
   std::string name;                 // "NVIDIA H100 80GB HBM3", or the CPU model
   std::string arch;                 // "sm_90", or "host"
@@ -98,6 +122,9 @@ public:
   // Runs `work` and returns the time it took on the device, in milliseconds: CUDA events
   // around it on cuda, a steady clock on host (host kernels run synchronously).
   virtual double time_ms(const std::function<void()>& work) = 0;
+  // A launch graph on this backend (LaunchGraph above): CUDA graphs on cuda; on the host the
+  // launches run as they come.
+  virtual std::unique_ptr<LaunchGraph> make_launch_graph();
 
 protected:
   explicit Backend(std::unique_ptr<Compiler> compiler) : compiler_(std::move(compiler)) {}

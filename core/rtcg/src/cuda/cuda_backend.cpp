@@ -339,6 +339,73 @@ double CudaBackend::time_ms(const std::function<void()>& work) {
   return static_cast<double>(ms);
 }
 
+namespace {
+
+// CUDA graphs by stream capture (rtcg::LaunchGraph). Each run records the launches into a new
+// graph and, while their shape stays the same, only updates the one executable graph's
+// arguments (cuGraphExecUpdate), which is what NVIDIA's guide suggests for a sequence whose
+// arguments change from one run to the next (here the stage times and the ping-pong buffers).
+class CudaLaunchGraph final : public LaunchGraph {
+public:
+  explicit CudaLaunchGraph(const CudaBackend& backend) : backend_(backend) {}
+  ~CudaLaunchGraph() override {
+    if (const auto* d = cuda::try_driver(); d && exec_ && backend_.try_make_current()) d->cuGraphExecDestroy(exec_);
+  }
+  CudaLaunchGraph(const CudaLaunchGraph&) = delete;
+  CudaLaunchGraph& operator=(const CudaLaunchGraph&) = delete;
+
+  void run(const std::function<void()>& launches) override {
+    backend_.make_current();
+    const auto& d = driver();
+    // Thread-local mode: a call on this thread that would synchronise with the recording stream
+    // (a synchronous copy, an allocation) invalidates the recording and fails, rather than
+    // running outside it.
+    check(d.cuStreamBeginCapture(backend_.stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    try {
+      launches();
+    } catch (...) {
+      CUgraph partial = nullptr;
+      d.cuStreamEndCapture(backend_.stream(), &partial);  // ends the capture whatever state it is in
+      if (partial) d.cuGraphDestroy(partial);
+      throw;
+    }
+    CUgraph graph = nullptr;
+    const CUresult ended = d.cuStreamEndCapture(backend_.stream(), &graph);
+    struct DestroyGraph {
+      CUgraph graph;
+      ~DestroyGraph() {
+        if (const auto* driver_table = cuda::try_driver(); driver_table && graph) driver_table->cuGraphDestroy(graph);
+      }
+    } destroy{graph};
+    check(ended, "recording launches into a CUDA graph (cuStreamEndCapture; the launches did something a graph "
+                 "cannot hold, such as a copy to or from the host, a synchronisation or an allocation)");
+    if (exec_) {
+      CUgraphExecUpdateResultInfo info{};
+      if (d.cuGraphExecUpdate(exec_, graph, &info) != CUDA_SUCCESS) {
+        // Another shape (other kernels, launch shapes or order): instantiate it anew.
+        d.cuGraphExecDestroy(exec_);
+        exec_ = nullptr;
+      }
+    }
+    if (!exec_) {
+      check(d.cuGraphInstantiate(&exec_, graph, 0), "cuGraphInstantiate");
+      ++instantiations_;
+    }
+    check(d.cuGraphLaunch(exec_, backend_.stream()), "cuGraphLaunch");
+  }
+  bool graphs() const override { return true; }
+  int instantiations() const override { return instantiations_; }
+
+private:
+  const CudaBackend& backend_;
+  CUgraphExec exec_ = nullptr;
+  int instantiations_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<LaunchGraph> CudaBackend::make_launch_graph() { return std::make_unique<CudaLaunchGraph>(*this); }
+
 void* cuda_stream(Backend& backend) {
   auto* cuda = dynamic_cast<CudaBackend*>(&backend);
   if (!cuda) return nullptr;

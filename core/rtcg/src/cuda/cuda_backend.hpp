@@ -31,6 +31,7 @@ public:
   void copy_to_device_before_next_launch(void* destination, const void* host_source, std::size_t bytes) override;
   void synchronize() override;
   double time_ms(const std::function<void()>& work) override;
+  std::unique_ptr<LaunchGraph> make_launch_graph() override;
 
   // Makes the primary context current on the calling thread (cheap; call before driver work).
   void make_current() const;

@@ -24,7 +24,9 @@ struct Driver {
   X(cuMemsetD8Async) X(cuMemHostAlloc) X(cuMemFreeHost)                                   \
   X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)        \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
-  X(cuEventElapsedTime)
+  X(cuEventElapsedTime)                                                                    \
+  X(cuStreamBeginCapture) X(cuStreamEndCapture) X(cuGraphInstantiate) X(cuGraphExecUpdate) \
+  X(cuGraphLaunch) X(cuGraphDestroy) X(cuGraphExecDestroy)
 #define RTCG_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
   RTCG_DRIVER_FUNCTIONS(RTCG_DECLARE_POINTER)
 #undef RTCG_DECLARE_POINTER
