@@ -106,17 +106,40 @@ TEST_F(CudaModule, OutOfMemorySaysHowMuch) {
   EXPECT_NE(message.find("out of device memory: asked for 1125899906842624 bytes"), std::string::npos) << message;
 }
 
+// Two device arrays of n doubles, x and y, uploaded from the host; freed with the object.
+struct DevicePair {
+  DevicePair(rtcg::Backend& b, const std::vector<double>& x, const std::vector<double>& y)
+      : backend(b), n(static_cast<long long>(y.size())), dx(b.allocate(x.size() * sizeof(double))),
+        dy(b.allocate(y.size() * sizeof(double))) {
+    backend.copy_to_device(dx, x.data(), x.size() * sizeof(double));
+    backend.copy_to_device(dy, y.data(), y.size() * sizeof(double));
+  }
+  ~DevicePair() {
+    backend.deallocate(dx);
+    backend.deallocate(dy);
+  }
+  DevicePair(const DevicePair&) = delete;
+  DevicePair& operator=(const DevicePair&) = delete;
+  std::vector<double> y_on_host() const {
+    backend.synchronize();
+    std::vector<double> y(static_cast<std::size_t>(n));
+    backend.copy_to_host(y.data(), dy, y.size() * sizeof(double));
+    return y;
+  }
+  rtcg::Backend& backend;
+  long long n;
+  void* dx;
+  void* dy;
+};
+
 // A launch graph (rtcg::LaunchGraph, CUDA graphs): the recorded launches run only when the
 // graph is launched, give what the launches give directly, and a run with other arguments but
 // the same shape updates the one instantiated graph; another shape instantiates a new one.
 TEST_F(CudaModule, LaunchGraphRunsUpdatesAndReinstantiates) {
   auto kernel = backend().compile(rtcg_test::axpy_program())->kernel("axpy");
   const long long n = 4099;
-  std::vector<double> x(n, 1.0), y(n, 0.0);
-  void* dx = backend().allocate(n * sizeof(double));
-  void* dy = backend().allocate(n * sizeof(double));
-  backend().copy_to_device(dx, x.data(), n * sizeof(double));
-  backend().copy_to_device(dy, y.data(), n * sizeof(double));
+  DevicePair d(backend(), std::vector<double>(n, 1.0), std::vector<double>(n, 0.0));
+  void *dx = d.dx, *dy = d.dy;
   const auto graph = backend().make_launch_graph();
   ASSERT_TRUE(graph->graphs());
   const rtcg::LaunchShape shape{{17}, {256}};
@@ -129,20 +152,14 @@ TEST_F(CudaModule, LaunchGraphRunsUpdatesAndReinstantiates) {
   };
   run(1.0);
   run(0.25);  // other arguments, same shape: updated, not instantiated again
-  backend().synchronize();
+  EXPECT_EQ(d.y_on_host(), std::vector<double>(n, 2.5));
   EXPECT_EQ(graph->instantiations(), 1);
-  backend().copy_to_host(y.data(), dy, n * sizeof(double));
-  EXPECT_EQ(y, std::vector<double>(n, 2.5));
   // Another shape (three launches): a new graph.
   graph->run([&] {
     for (int i = 0; i < 3; ++i) (*kernel)(shape, dy, dx, 1.0, n);
   });
-  backend().synchronize();
+  EXPECT_EQ(d.y_on_host(), std::vector<double>(n, 5.5));
   EXPECT_EQ(graph->instantiations(), 2);
-  backend().copy_to_host(y.data(), dy, n * sizeof(double));
-  EXPECT_EQ(y, std::vector<double>(n, 5.5));
-  backend().deallocate(dx);
-  backend().deallocate(dy);
 }
 
 // A host copy inside the recording fails with the driver's reason and runs nothing; a failing
@@ -150,11 +167,9 @@ TEST_F(CudaModule, LaunchGraphRunsUpdatesAndReinstantiates) {
 TEST_F(CudaModule, LaunchGraphRefusesWhatAGraphCannotHold) {
   auto kernel = backend().compile(rtcg_test::axpy_program())->kernel("axpy");
   const long long n = 1000;
-  std::vector<double> x(n, 1.0), y(n, 0.0);
-  void* dx = backend().allocate(n * sizeof(double));
-  void* dy = backend().allocate(n * sizeof(double));
-  backend().copy_to_device(dx, x.data(), n * sizeof(double));
-  backend().copy_to_device(dy, y.data(), n * sizeof(double));
+  std::vector<double> y(n, 0.0);
+  DevicePair d(backend(), std::vector<double>(n, 1.0), y);
+  void *dx = d.dx, *dy = d.dy;
   const auto graph = backend().make_launch_graph();
   const std::string copy_error = message_of([&] {
     graph->run([&] {
@@ -171,11 +186,7 @@ TEST_F(CudaModule, LaunchGraphRefusesWhatAGraphCannotHold) {
   EXPECT_EQ(graph->instantiations(), 0);
   // Nothing of either recording ran, and the stream takes plain launches again.
   (*kernel)(rtcg::LaunchShape{{4}, {256}}, dy, dx, 3.0, n);
-  backend().synchronize();
-  backend().copy_to_host(y.data(), dy, n * sizeof(double));
-  EXPECT_EQ(y, std::vector<double>(n, 3.0));
-  backend().deallocate(dx);
-  backend().deallocate(dy);
+  EXPECT_EQ(d.y_on_host(), std::vector<double>(n, 3.0));
 }
 
 }  // namespace

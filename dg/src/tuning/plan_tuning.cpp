@@ -144,6 +144,16 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     }
     return out;
   };
+  // Switches (prefetch_update, graph): on and off.
+  auto switches = [&]() {
+    std::vector<bool> out;
+    for (const std::string& value : values) {
+      if (value != "on" && value != "off")
+        throw Error("plan space '" + text + "': " + name + " values are on and off, not '" + value + "'");
+      out.push_back(value == "on");
+    }
+    return out;
+  };
   if (name == "layouts") space.layouts = names(parse_layout);
   else if (name == "elements") space.elements_per_block = numbers(1, 1024);
   else if (name == "nodes_per_thread") space.nodes_per_thread = numbers(1, 8);
@@ -188,22 +198,8 @@ void set_space_values(PlanSpace& space, const std::string& text) {
         throw Error("plan space '" + text + "': max_registers are 0, 'auto' or " + std::to_string(min_register_cap) +
                     " to " + std::to_string(max_register_cap) + ", not " + std::to_string(cap));
   }
-  else if (name == "prefetch_update") {
-    space.prefetch_update.clear();
-    for (const std::string& value : values) {
-      if (value != "on" && value != "off")
-        throw Error("plan space '" + text + "': prefetch_update values are on and off, not '" + value + "'");
-      space.prefetch_update.push_back(value == "on");
-    }
-  }
-  else if (name == "graph") {
-    space.graph.clear();
-    for (const std::string& value : values) {
-      if (value != "on" && value != "off")
-        throw Error("plan space '" + text + "': graph values are on and off, not '" + value + "'");
-      space.graph.push_back(value == "on");
-    }
-  }
+  else if (name == "prefetch_update") space.prefetch_update = switches();
+  else if (name == "graph") space.graph = switches();
   else if (name == "align") {
     space.align = numbers(0, max_align_bytes);
     for (const int bytes : space.align)
