@@ -308,7 +308,7 @@ std::vector<Case> cases() {
 INSTANTIATE_TEST_SUITE_P(Parts, HaloRun, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& param) { return param.param.name; });
 
-// Plan::graph: a parallel step exchanges halo traces through the host between its launches,
+// Plan::graph: a parallel step exchanges halo traces with other ranks between its launches,
 // which a CUDA graph cannot hold, so its step refuses the plan (before any exchange: the other
 // part never steps here) and names the way out; with the exchange off the step runs.
 TEST(Halo, AStepAsOneGraphIsRefusedWithAHaloExchange) {
@@ -334,7 +334,7 @@ TEST(Halo, AStepAsOneGraphIsRefusedWithAHaloExchange) {
     solver.step(0.0, 1e-3);
     FAIL() << "no error";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("exchanges halo traces through the host between a step's launches"),
+    EXPECT_NE(std::string(error.what()).find("exchanges halo traces with other ranks between a step's launches"),
               std::string::npos)
         << error.what();
     EXPECT_NE(std::string(error.what()).find("use a plan with graph = off"), std::string::npos) << error.what();

@@ -283,7 +283,7 @@ struct Plan {
   // recorded from the stream each step, the graph updated in place and launched once) instead
   // of one launch each. What it can save is launch overhead: the host's per launch, and the gaps
   // between kernels, which matter only where a stage takes a few microseconds (small meshes).
-  // Not for parallel runs (their halo exchange goes through the host between launches: a step
+  // Not for parallel runs (their halo exchange with other ranks runs between launches: a step
   // refuses it). The host backend runs the launches as they come.
   bool graph = false;
 

@@ -542,12 +542,12 @@ struct EngineT final : Engine {
   void step(double t, double dt) override {
     if (!plan.graph) return step_launches(t, dt);
     // Plan::graph: the step's launches recorded and launched as one CUDA graph (the host
-    // backend runs them as they come). A parallel step exchanges halo traces through the host
-    // between its launches, which a graph cannot hold.
+    // backend runs them as they come). A parallel step exchanges halo traces between its
+    // launches (MPI, through host buffers or CUDA-aware), which a graph cannot hold.
     if (H > 0 && exchange_on)
       throw Error("the plan's graph = on launches a step as one CUDA graph, but this run exchanges halo traces "
-                  "through the host between a step's launches (a parallel run), which a graph cannot hold: use a plan "
-                  "with graph = off");
+                  "with other ranks between a step's launches (a parallel run), which a graph cannot hold: use a "
+                  "plan with graph = off");
     if (!launch_graph) launch_graph = backend.make_launch_graph();
     launch_graph->run([&] { step_launches(t, dt); });
   }

@@ -30,10 +30,11 @@ enum class BackendKind { cuda, host };
 // calls the function as it is.
 //
 // The function must only launch kernels and enqueue device work on the backend's stream
-// (copy_on_device, memset_bytes). A copy to or from the host, a synchronisation or a memory
-// allocation while it records makes run() throw DeviceError with the driver's reason, as does
-// any exception from the function (which run() passes on); in both cases nothing the function
-// launched has run, but whatever it did on the host (e.g. swapping two arrays) is done.
+// (copy_on_device, memset_bytes), and must not make or drop arrays: the stream-ordered pool's
+// allocations and frees would be recorded into the graph. A copy to or from the host or a
+// synchronisation while it records makes run() throw DeviceError with the driver's reason, as
+// does any exception from the function (which run() passes on); in both cases nothing the
+// function launched has run, but whatever it did on the host (e.g. swapping two arrays) is done.
 class LaunchGraph {
 public:
   virtual ~LaunchGraph() = default;

@@ -357,9 +357,8 @@ public:
   void run(const std::function<void()>& launches) override {
     backend_.make_current();
     const auto& d = driver();
-    // Thread-local mode: a call on this thread that would synchronise with the recording stream
-    // (a synchronous copy, an allocation) invalidates the recording and fails, rather than
-    // running outside it.
+    // Thread-local mode: a call on this thread that could synchronise with the recording stream
+    // (a synchronous copy, cuMemAlloc) fails instead of running outside the recording.
     check(d.cuStreamBeginCapture(backend_.stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
     try {
       launches();
@@ -378,7 +377,7 @@ public:
       }
     } destroy{graph};
     check(ended, "recording launches into a CUDA graph (cuStreamEndCapture; the launches did something a graph "
-                 "cannot hold, such as a copy to or from the host, a synchronisation or an allocation)");
+                 "cannot hold, such as a copy to or from the host or a synchronisation)");
     if (exec_) {
       CUgraphExecUpdateResultInfo info{};
       if (d.cuGraphExecUpdate(exec_, graph, &info) != CUDA_SUCCESS) {
