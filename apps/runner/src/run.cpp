@@ -180,6 +180,14 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
                                                     dg::tune_budget_seconds(), dg::PlanSpace::for_backend(backend.kind()), &log);
       s.solver->set_halo_exchange(true);
       s.plan_source = choice.source + ", on rank 0";
+      // A stored plan from a serial run may launch its steps as CUDA graphs, which a parallel
+      // step refuses (its halo exchange runs between the launches): the same plan without.
+      if (s.solver->setup().plan.graph) {
+        dg::Plan plan_here = s.solver->setup().plan;
+        plan_here.graph = false;
+        s.solver->set_plan(plan_here);
+        s.plan_source += "; graph off: a parallel step exchanges halo traces between its launches";
+      }
       plan = dg::to_text(s.solver->setup().plan);
     }
     plan = comm.broadcast(plan, 0);

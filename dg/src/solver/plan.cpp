@@ -114,6 +114,7 @@ std::string to_text(const Plan& plan) {
   if (plan.max_registers != 0) text << " max_registers=" << plan.max_registers;
   // Written only when off, so plans keep the text they had before it was a plan value.
   if (!plan.prefetch_update) text << " prefetch_update=off";
+  // Written only when on, likewise.
   if (plan.graph) text << " graph=on";
   return text.str();
 }

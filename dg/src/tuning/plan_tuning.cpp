@@ -454,9 +454,10 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> prefetch_update = ints(space.prefetch_update);
   if (!cuda) prefetch_update.clear();
   if (std::find(prefetch_update.begin(), prefetch_update.end(), 1) == prefetch_update.end()) prefetch_update.push_back(1);
-  // The default plan launches kernel by kernel: 0 is always in the space; graphs only on CUDA.
+  // The default plan launches kernel by kernel: 0 is always in the space; graphs only on CUDA,
+  // and not where the solver has halo faces (a parallel step refuses them).
   std::vector<std::int64_t> graph = ints(space.graph);
-  if (!cuda) graph.clear();
+  if (!cuda || solver.halo_transfer() != HaloTransfer::none) graph.clear();
   if (std::find(graph.begin(), graph.end(), 0) == graph.end()) graph.insert(graph.begin(), 0);
 
   rtcg::tune::SearchSpace out;
