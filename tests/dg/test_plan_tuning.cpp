@@ -703,8 +703,11 @@ TEST(PlanTuning, LateUpdateInputInPointsSpacesAndPruning) {
     EXPECT_NE(std::string(error.what()).find("prefetch_update values are on and off, not 'late'"), std::string::npos)
         << error.what();
   }
-  // Plan::graph: off only by default, both with graph=off,on; only CUDA points take it; points
-  // stored before it was a plan value read as off.
+  // Plan::graph: off and on by default (on CUDA, on the winner only: see GraphOnTheWinnerOnly),
+  // off only with graph=off; only CUDA points take it; points stored before it was a plan value
+  // read as off.
+  EXPECT_EQ(space.graph, (std::vector<bool>{false, true}));
+  set_space_values(space, "graph=off");
   EXPECT_EQ(space.graph, std::vector<bool>{false});
   set_space_values(space, "graph=off,on");
   EXPECT_EQ(space.graph, (std::vector<bool>{false, true}));
@@ -724,6 +727,9 @@ TEST(PlanTuning, LateUpdateInputInPointsSpacesAndPruning) {
     EXPECT_EQ(p.at("prefetch_update"), 1) << rtcg::tune::to_string(p);
     EXPECT_EQ(p.at("graph"), 0) << rtcg::tune::to_string(p);  // the host launches no graphs
   }
+  const PlanJob host_job = make_plan_job(*cavity.solver, space);
+  EXPECT_FALSE(host_job.graph_on_winner);
+  EXPECT_FALSE(host_job.job.refine);  // nor tries one on the winner
 
   const rtcg::DeviceInfo h100 = h100_limits();
   EXPECT_EQ(update_pruned(stencil, h100), "");

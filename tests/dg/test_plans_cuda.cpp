@@ -44,7 +44,11 @@ struct CudaCase {
 // the tuner's check against the CUDA default plan) or does not fit.
 void expect_every_variant_fits_or_matches(Solver& solver, const PlanSpace& space) {
   rtcg::Backend& cuda = rtcg::backend("cuda");
-  const PlanJob job = make_plan_job(solver, space);
+  // Steps as one CUDA graph launch the same kernels (CudaGraph checks them): with prune off
+  // they would double every case's runs for nothing new.
+  PlanSpace kernels_only = space;
+  kernels_only.graph = {false};
+  const PlanJob job = make_plan_job(solver, kernels_only);
   rtcg::tune::TimingOptions options = plan_timing_options();
   options.warmup_runs = 0;
   options.min_runs = 1;
@@ -476,6 +480,54 @@ TEST(CudaGraph, StepsAsOneGraphMatchStepsLaunchedOneByOne) {
         (void)run(false);
         EXPECT_EQ(run(true), direct) << "a new graph after a change of plan: " << what;
       }
+}
+
+// PlanSpace::graph with prune on (the default): the sweep times every plan launched kernel by
+// kernel, then the winner once more as one CUDA graph (Job::refine); the tuning's winner is the
+// faster of those, and the table says so. With prune off every plan is timed both ways.
+TEST(CudaGraph, TheTunerTriesStepsAsOneGraphOnTheWinnerOnly) {
+  if (!rtcg::cuda_available()) GTEST_SKIP() << rtcg::cuda_unavailable_reason();
+  rtcg::Backend& cuda = rtcg::backend("cuda");
+  Cavity c("maxwell3d", 2, 2, cuda);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
+  space.layouts = {Layout::element_major};
+  space.elements_per_block = {2, 4};
+  space.nodes_per_thread = {1};
+  space.operators = {Operators::global};
+  space.derivatives = {Derivative::state};
+  space.products = {Products::scalar};
+  space.prefetch = {Prefetch::async};
+  ASSERT_EQ(space.graph, (std::vector<bool>{false, true}));
+  ASSERT_TRUE(space.prune);
+  const PlanJob job = make_plan_job(*c.solver, space);
+  EXPECT_TRUE(job.graph_on_winner);
+  const rtcg::tune::TuningResult result = rtcg::tune::Tuner(cuda, plan_timing_options()).tune(job.job);
+  std::optional<std::size_t> fastest_direct;
+  std::vector<std::size_t> graphs;
+  for (std::size_t k = 0; k < result.variants.size(); ++k) {
+    const rtcg::tune::Timing& t = result.variants[k];
+    if (t.point.at("graph") == 1) graphs.push_back(k);
+    else if (t.ok() && (!fastest_direct || t.median_ms < result.variants[*fastest_direct].median_ms)) fastest_direct = k;
+  }
+  ASSERT_TRUE(fastest_direct);
+  ASSERT_EQ(graphs.size(), 1u);
+  EXPECT_EQ(graphs[0], result.variants.size() - 1);  // timed last
+  const rtcg::tune::Timing& graph = result.variants[graphs[0]];
+  EXPECT_TRUE(graph.ok()) << graph.status << ": " << graph.reason;  // and so it passed the check
+  rtcg::tune::Point as_direct = graph.point;
+  as_direct["graph"] = 0;
+  EXPECT_EQ(as_direct, result.variants[*fastest_direct].point);
+  EXPECT_EQ(*result.winner,
+            graph.ok() && graph.median_ms < result.variants[*fastest_direct].median_ms ? graphs[0] : *fastest_direct);
+  EXPECT_NE(format_plan_table(result, job).find("steps as CUDA graphs tried on the winner only"), std::string::npos);
+
+  space.prune = false;
+  const PlanJob every = make_plan_job(*c.solver, space);
+  EXPECT_FALSE(every.graph_on_winner);
+  EXPECT_FALSE(every.job.refine);
+  const std::vector<rtcg::tune::Point> points = every.job.space.points();
+  EXPECT_EQ(std::count_if(points.begin(), points.end(), [](const auto& p) { return p.at("graph") == 1; }) * 2,
+            static_cast<std::ptrdiff_t>(points.size()));
 }
 
 std::string case_name(const ::testing::TestParamInfo<CudaCase>& p) {

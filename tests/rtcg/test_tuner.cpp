@@ -335,6 +335,37 @@ TEST(Tuner, DerivedPointsAreCompiledAndTimedOnce) {
   EXPECT_EQ(result.best().point.at("cost"), 1);
 }
 
+// Job::refine: called once, with the winner after every point was timed; its new points are
+// compiled and timed after the rest (one already there is not added again), and the winner is
+// chosen over all of them.
+TEST(Tuner, RefinedPointsAreTimedAfterTheRestFromTheWinner) {
+  rtcg::tune::Job job = sleeping_job();
+  job.space = {};
+  job.space.parameter("cost", {6, 24});
+  job.default_point = {{"cost", 24}};
+  auto calls = std::make_shared<std::vector<std::int64_t>>();
+  job.refine = [calls](const Point& winner) {
+    calls->push_back(winner.at("cost"));
+    return std::vector<Point>{{{"cost", 1}}, {{"cost", 24}}, {{"cost", 12}}, {{"cost", 1}}};
+  };
+  const auto result = rtcg::tune::Tuner(host(), fast_options()).tune(job);
+  EXPECT_EQ(*calls, std::vector<std::int64_t>{6});
+  ASSERT_EQ(result.variants.size(), 4u);
+  EXPECT_EQ(result.variants[2].point.at("cost"), 1);
+  EXPECT_EQ(result.variants[3].point.at("cost"), 12);
+  for (const rtcg::tune::Timing& t : result.variants) {
+    EXPECT_TRUE(t.ok()) << t.reason;
+    EXPECT_FALSE(t.times_ms.empty());
+  }
+  EXPECT_EQ(result.best().point.at("cost"), 1);
+
+  // A refinement that loses leaves the winner as it was; one with nothing to add adds nothing.
+  job.refine = [](const Point&) { return std::vector<Point>{{{"cost", 12}}}; };
+  EXPECT_EQ(rtcg::tune::Tuner(host(), fast_options()).tune(job).best().point.at("cost"), 6);
+  job.refine = [](const Point& winner) { return std::vector<Point>{winner}; };
+  EXPECT_EQ(rtcg::tune::Tuner(host(), fast_options()).tune(job).variants.size(), 2u);
+}
+
 // What limits a variant of several kernels: the most registers, the fewest blocks per SM that
 // a backend reported (0, unknown, is not a limit).
 TEST(Tuner, ResourceLimitIsTheWorstKernel) {

@@ -127,10 +127,13 @@ struct PlanSpace {
   // `prune` on CUDA only for the stencil plans (update_pruned), where it saves the registers
   // that fit another block per SM.
   std::vector<bool> prefetch_update{true, false};
-  // Whether a step is launched as one CUDA graph (Plan::graph), on CUDA only. Default: off only
-  // (`--space graph=off,on` tries both for every plan; the graph changes no kernel, so the
-  // variants share their compiled code and only the timing doubles).
-  std::vector<bool> graph{false};
+  // Whether a step is launched as one CUDA graph (Plan::graph), on CUDA only and not where the
+  // solver has halo faces. The graph changes no kernel, and it gained the same few per cent on
+  // every plan of a sweep (H200, session 37: 4-7 % of a stage on 1,238 tets, 0.7 % on 205k), so
+  // with `prune` on is tried on the sweep's winner only (rtcg::tune::Job::refine): timing every
+  // plan twice would add up to a minute to a sweep of orders 1-7. With prune off, every plan
+  // is timed both ways; `--space graph=off` never tries it.
+  std::vector<bool> graph{false, true};
   int min_threads = 64;
   int max_threads = 512;
   // Drop, before compiling, plans that rules say cannot win (status "pruned" with the rule):
@@ -139,9 +142,8 @@ struct PlanSpace {
   // newer, 16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row tiles
   // and async, and k_ahead with the flux derivative (tiling_pruned); on CUDA, operators in
   // constant memory, and as literals where D and LIFT have more than 1,024 entries
-  // (operators_pruned); Bernstein plans other than those that won (basis_pruned). Off to check
-// every plan
-  // (gpu tests; `--space prune=off`).
+  // (operators_pruned); Bernstein plans other than those that won (basis_pruned); and graphs
+  // other than the winner's (see graph). Off to check every plan (gpu tests; `--space prune=off`).
   bool prune = true;
 
   // The defaults above on CUDA; on host a small space (each variant is a C++ compile).
@@ -268,6 +270,7 @@ struct PlanJob {
   double minimal_bytes_per_stage = 0;
   double useful_flops_per_stage = 0;  // 2 x components x (dim Np + Nfaces Nfp) per node
   std::shared_ptr<void> context;      // what the job's functions refer to
+  bool graph_on_winner = false;       // Plan::graph tried on the winner only (PlanSpace::graph)
 };
 PlanJob make_plan_job(Solver& solver, const PlanSpace& space);
 

@@ -351,6 +351,18 @@ Plan plan_of(const Point& point) {
   return plan;
 }
 
+namespace {
+// Whether steps as one CUDA graph can be tried at all: on CUDA, where the solver has no halo
+// faces (a parallel step refuses them).
+bool graph_possible(const Solver& solver) {
+  return solver.backend().kind() == rtcg::BackendKind::cuda && solver.halo_transfer() == HaloTransfer::none;
+}
+// Whether the space's graph = on is tried on the sweep's winner only (PlanSpace::graph).
+bool graph_on_winner_only(const Solver& solver, const PlanSpace& space) {
+  return space.prune && graph_possible(solver) && std::find(space.graph.begin(), space.graph.end(), true) != space.graph.end();
+}
+}  // namespace
+
 rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace& space) {
   const int Np = solver.discretization().element.Np;
   const bool linear = kernels::flux_is_linear(fluxes::lower_volume_flux(solver.law(), solver.setup().parameters));
@@ -454,10 +466,10 @@ rtcg::tune::SearchSpace plan_search_space(const Solver& solver, const PlanSpace&
   std::vector<std::int64_t> prefetch_update = ints(space.prefetch_update);
   if (!cuda) prefetch_update.clear();
   if (std::find(prefetch_update.begin(), prefetch_update.end(), 1) == prefetch_update.end()) prefetch_update.push_back(1);
-  // The default plan launches kernel by kernel: 0 is always in the space; graphs only on CUDA,
-  // and not where the solver has halo faces (a parallel step refuses them).
+  // The default plan launches kernel by kernel: 0 is always in the space; graphs only where
+  // possible, and with prune on the winner only (make_plan_job's refine), not in the space.
   std::vector<std::int64_t> graph = ints(space.graph);
-  if (!cuda || solver.halo_transfer() != HaloTransfer::none) graph.clear();
+  if (!graph_possible(solver) || graph_on_winner_only(solver, space)) graph.clear();
   if (std::find(graph.begin(), graph.end(), 0) == graph.end()) graph.insert(graph.begin(), 0);
 
   rtcg::tune::SearchSpace out;
@@ -834,6 +846,18 @@ PlanJob make_plan_job(Solver& solver, const PlanSpace& space) {
       }
       return capped_points;
     };
+  // Steps as one CUDA graph: the winner's plan, once more with graph on.
+  if (graph_on_winner_only(solver, space)) {
+    out.graph_on_winner = true;
+    job.refine = [](const Point& winner) {
+      std::vector<Point> as_graph;
+      if (winner.at("graph") == 0) {
+        as_graph.push_back(winner);
+        as_graph.back()["graph"] = 1;
+      }
+      return as_graph;
+    };
+  }
   job.generate = [base, K, ssp, context, device, prune, async_tried, single, nonzeros, order, faces](const Point& point) {
     KernelSpec spec = base;
     spec.plan = plan_of(point);
@@ -1024,6 +1048,8 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
                       "devices with prefetch async, plans without prefetch and scalar ones with prefetch on; on sm_90 "
                       "and newer, 16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row "
                       "tiles and async, k_ahead with the flux derivative; --space prune=off keeps them)\n";
+  if (job.graph_on_winner)
+    text << "steps as CUDA graphs tried on the winner only (--space prune=off tries them on every plan)\n";
   return text.str();
 }
 

@@ -63,6 +63,12 @@ struct Job {
   // points it returns with the rest (a point already there is not added twice; a derived
   // point derives nothing).
   std::function<std::vector<Point>(const Point& point, const std::vector<KernelUse>& uses)> derive;
+  // Optional: points to try once every other point has been timed, from the winner so far:
+  // the same variant run another way, say, where trying it on every point would cost timing
+  // that only a winner repays. Called once, from one thread; the tuner generates, compiles and
+  // times the points it returns (a point already there is not added twice) and chooses the
+  // winner over all of them.
+  std::function<std::vector<Point>(const Point& winner)> refine;
   // Optional: puts the outputs back to their initial state (before each check).
   std::function<void()> reset;
   // Optional: after one run from the reset state, "" when the output matches the reference

@@ -288,16 +288,16 @@ TuningResult Tuner::tune(const Job& job) const {
 
   const int shared_optin = backend_->device_info().max_shared_memory_per_block_optin;
   double best_median = 0;
-  for (const std::size_t k : order) {
+  auto time_variant = [&](std::size_t k) {
     Timing& timing = result.variants[k];
-    if (!compiled[k]) continue;
+    if (!compiled[k]) return;
     if (options_.time_budget_seconds > 0 && points[k] != job.default_point &&
         seconds_since(compile_start) > options_.time_budget_seconds) {
       timing.status = "budget";
       timing.reason = "not timed: the tuning's time budget of " + std::to_string(options_.time_budget_seconds) +
                       " s was spent";
       result.budget_exhausted = true;
-      continue;
+      return;
     }
     const Variant& variant = compiled[k]->variant;
     const Module& module = *compiled[k]->module;
@@ -307,7 +307,7 @@ TuningResult Tuner::tune(const Job& job) const {
       if (std::string problem = launch_problem(variant, module, max_local_bytes, shared_optin, status); !problem.empty()) {
         timing.status = status;
         timing.reason = problem;
-        continue;
+        return;
       }
       timing.kernels = kernel_uses(variant, module, max_threads_per_sm);
       if (job.reset) job.reset();
@@ -317,7 +317,7 @@ TuningResult Tuner::tune(const Job& job) const {
         if (std::string mismatch = job.check(); !mismatch.empty()) {
           timing.status = "check";
           timing.reason = mismatch;
-          continue;
+          return;
         }
       }
       for (int w = 1; w < options_.warmup_runs; ++w) variant.run(module);
@@ -345,13 +345,42 @@ TuningResult Tuner::tune(const Job& job) const {
         // A device error is sticky on CUDA; later variants report it themselves.
       }
     }
-  }
-  result.timing_seconds = seconds_since(timing_start);
+  };
+  for (const std::size_t k : order) time_variant(k);
 
-  for (std::size_t k = 0; k < result.variants.size(); ++k) {
-    const Timing& t = result.variants[k];
-    if (t.ok() && (!result.winner || t.median_ms < result.variants[*result.winner].median_ms)) result.winner = k;
-  }
+  auto winner_of = [&]() -> std::optional<std::size_t> {
+    std::optional<std::size_t> best;
+    for (std::size_t k = 0; k < result.variants.size(); ++k) {
+      const Timing& t = result.variants[k];
+      if (t.ok() && (!best || t.median_ms < result.variants[*best].median_ms)) best = k;
+    }
+    return best;
+  };
+  // Points from the winner (Job::refine), compiled and timed after the rest.
+  double refine_compile_seconds = 0;
+  if (job.refine)
+    if (const std::optional<std::size_t> best = winner_of()) {
+      std::set<Point> known(points.begin(), points.end());
+      const std::size_t first = points.size();
+      for (Point& refined : job.refine(points[*best]))
+        if (known.insert(refined).second) points.push_back(std::move(refined));
+      if (points.size() > first) {
+        result.variants.resize(points.size());
+        for (std::size_t k = first; k < points.size(); ++k) {
+          result.variants[k].point = points[k];
+          result.variants[k].status = "ok";
+        }
+        compiled.resize(points.size());
+        const auto refine_start = Clock::now();
+        compile_from(first);
+        refine_compile_seconds = seconds_since(refine_start);
+        result.compile_seconds += refine_compile_seconds;
+        for (std::size_t k = first; k < points.size(); ++k) time_variant(k);
+      }
+    }
+  result.timing_seconds = seconds_since(timing_start) - refine_compile_seconds;
+
+  result.winner = winner_of();
   const auto pruned =
       std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return t.status == "pruned"; });
   const auto dropped =
