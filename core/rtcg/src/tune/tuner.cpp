@@ -242,12 +242,27 @@ TuningResult Tuner::tune(const Job& job) const {
     worker();
   };
   compile_from(0);
+  // Appends the points not already there (for Job::derive and Job::refine), generates and
+  // compiles them; returns the index of the first one added.
+  std::set<Point> known(points.begin(), points.end());
+  auto add_and_compile = [&](std::vector<Point> more) {
+    const std::size_t first = points.size();
+    for (Point& point : more)
+      if (known.insert(point).second) points.push_back(std::move(point));
+    result.variants.resize(points.size());
+    for (std::size_t k = first; k < points.size(); ++k) {
+      result.variants[k].point = points[k];
+      result.variants[k].status = "ok";
+    }
+    compiled.resize(points.size());
+    if (points.size() > first) compile_from(first);
+    return first;
+  };
   // Points derived from what the compiled variants use (Job::derive), once each, compiled in
   // a second round and timed with the rest.
   if (job.derive) {
-    std::set<Point> known(points.begin(), points.end());
-    const std::size_t first = points.size();
-    for (std::size_t k = 0; k < first; ++k) {
+    std::vector<Point> derived;
+    for (std::size_t k = 0; k < points.size(); ++k) {
       if (!compiled[k]) continue;
       std::vector<KernelUse> uses;
       try {
@@ -255,18 +270,9 @@ TuningResult Tuner::tune(const Job& job) const {
       } catch (const std::exception&) {
         continue;  // a variant that cannot launch as generated derives nothing (timing says why)
       }
-      for (Point& derived : job.derive(points[k], uses))
-        if (known.insert(derived).second) points.push_back(std::move(derived));
+      for (Point& point : job.derive(points[k], uses)) derived.push_back(std::move(point));
     }
-    if (points.size() > first) {
-      result.variants.resize(points.size());
-      for (std::size_t k = first; k < points.size(); ++k) {
-        result.variants[k].point = points[k];
-        result.variants[k].status = "ok";
-      }
-      compiled.resize(points.size());
-      compile_from(first);
-    }
+    add_and_compile(std::move(derived));
   }
   result.compile_seconds = seconds_since(compile_start);
 
@@ -360,23 +366,11 @@ TuningResult Tuner::tune(const Job& job) const {
   double refine_compile_seconds = 0;
   if (job.refine)
     if (const std::optional<std::size_t> best = winner_of()) {
-      std::set<Point> known(points.begin(), points.end());
-      const std::size_t first = points.size();
-      for (Point& refined : job.refine(points[*best]))
-        if (known.insert(refined).second) points.push_back(std::move(refined));
-      if (points.size() > first) {
-        result.variants.resize(points.size());
-        for (std::size_t k = first; k < points.size(); ++k) {
-          result.variants[k].point = points[k];
-          result.variants[k].status = "ok";
-        }
-        compiled.resize(points.size());
-        const auto refine_start = Clock::now();
-        compile_from(first);
-        refine_compile_seconds = seconds_since(refine_start);
-        result.compile_seconds += refine_compile_seconds;
-        for (std::size_t k = first; k < points.size(); ++k) time_variant(k);
-      }
+      const auto refine_start = Clock::now();
+      const std::size_t first = add_and_compile(job.refine(points[*best]));
+      refine_compile_seconds = seconds_since(refine_start);
+      result.compile_seconds += refine_compile_seconds;
+      for (std::size_t k = first; k < points.size(); ++k) time_variant(k);
     }
   result.timing_seconds = seconds_since(timing_start) - refine_compile_seconds;
 
