@@ -153,6 +153,12 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
     } catch (const dg::Error& e) {
       throw fluxes::Error(cfg.where("run.plan"), "'run.plan': " + std::string(e.what()));
     }
+    // Refused here rather than at the first step (Solver::step would): the config is what to fix.
+    if (s.part.parallel() && s.plan->graph)
+      throw fluxes::Error(cfg.where("run.plan"),
+                          "'run.plan': graph = on launches each step as one CUDA graph, which a parallel run cannot "
+                          "hold (its halo exchange with other ranks runs between the launches): drop 'graph=on' "
+                          "from the plan, or run on one rank");
     s.plan_source = "the config's run.plan";
     if (!restart_plan.empty()) {
       // The checkpoint's plan only for the note (run.plan is what runs, whatever it holds).
@@ -168,8 +174,15 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
             << "): the restart gives the same answer to rounding, not bit for bit\n";
     }
   } else if (!restart_plan.empty()) {
-    s.solver->set_plan(dg::plan_from_text(restart_plan));
+    dg::Plan plan = dg::plan_from_text(restart_plan);
     s.plan_source = "the checkpoint's";
+    // A checkpoint of a serial run may launch its steps as CUDA graphs, which a parallel step
+    // refuses: the same kernels launched one by one, the same answer bit for bit.
+    if (s.part.parallel() && plan.graph) {
+      plan.graph = false;
+      s.plan_source += "; graph off: a parallel step exchanges halo traces between its launches";
+    }
+    s.solver->set_plan(plan);
   } else if (s.part.parallel()) {
     // One plan for every rank: rank 0 chooses (timing its own part, the halo traces held as
     // last received, so it needs no other rank), the others take it.

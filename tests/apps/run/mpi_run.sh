@@ -63,6 +63,17 @@ timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" > "$work/restart
   { cat "$work/restart.log"; fail "restart on 2 ranks"; }
 "$compare" "$last" "$work/np3/snapshots/$(basename "$last")" 0 || fail "the 3-to-2 rank restart differs from the serial run"
 
+# run.plan with graph = on (steps as one CUDA graph): refused on 2 ranks before any step, naming
+# run.plan (a parallel step exchanges halo traces between its launches).
+timeout 120 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/graph\"" "${common[@]}" \
+  --set 'run.plan="fusion=none layout=field_major volume_elements=0 surface_elements=0 update_block=256 graph=on"' \
+  > "$work/graph.log" 2>&1
+code=$?
+[ $code -ne 0 ] && [ $code -ne 124 ] || { cat "$work/graph.log"; fail "run.plan with graph = on on 2 ranks: exit $code"; }
+grep -q "'run.plan': graph = on launches each step as one CUDA graph" "$work/graph.log" ||
+  { cat "$work/graph.log"; fail "run.plan with graph = on on 2 ranks: message"; }
+ls "$work/graph/checkpoints/"checkpoint_*.h5 > /dev/null 2>&1 && fail "run.plan with graph = on on 2 ranks: it ran steps"
+
 # A blow-up: every rank stops, non-zero, with the step, time, field and element.
 start=$(date +%s)
 timeout 120 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/blowup\"" --set time.cfl=10 \
