@@ -703,9 +703,9 @@ TEST(PlanTuning, LateUpdateInputInPointsSpacesAndPruning) {
     EXPECT_NE(std::string(error.what()).find("prefetch_update values are on and off, not 'late'"), std::string::npos)
         << error.what();
   }
-  // Plan::graph: off and on by default (on CUDA, on the winner only: see GraphOnTheWinnerOnly),
-  // off only with graph=off; only CUDA points take it; points stored before it was a plan value
-  // read as off.
+  // Plan::graph: off and on by default (on CUDA, on the winner only: gpu test
+  // CudaGraph.TheTunerTriesStepsAsOneGraphOnTheWinnerOnly), off only with graph=off; only CUDA
+  // points take it; points stored before it was a plan value read as off.
   EXPECT_EQ(space.graph, (std::vector<bool>{false, true}));
   set_space_values(space, "graph=off");
   EXPECT_EQ(space.graph, std::vector<bool>{false});
