@@ -129,8 +129,8 @@ struct PlanSpace {
   std::vector<bool> prefetch_update{true, false};
   // Whether a step is launched as one CUDA graph (Plan::graph), on CUDA only and not where the
   // solver has halo faces. The graph changes no kernel, and it gained the same few per cent on
-  // every plan of a sweep (H200, session 37: 4-7 % of a stage on 1,238 tets, 0.7 % on 205k), so
-  // with `prune` on is tried on the sweep's winner only (rtcg::tune::Job::refine): timing every
+  // every plan of a sweep (H200, session 37: 2-7 % of a stage on 1,238 tets, 0.7 % on 205k), so
+  // with `prune` on it is tried on the sweep's winner only (rtcg::tune::Job::refine): timing every
   // plan twice would add up to a minute to a sweep of orders 1-7. With prune off, every plan
   // is timed both ways; `--space graph=off` never tries it.
   std::vector<bool> graph{false, true};
