@@ -119,6 +119,17 @@ struct Setup : Problem {
 
 // `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
 // the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
+// A plan from a serial run (a checkpoint's, or one stored in the tuning database) may launch its
+// steps as one CUDA graph, which a parallel step refuses (its halo exchange with other ranks runs
+// between the launches): a parallel run takes the same kernels launched one by one (the same
+// answer bit for bit) and says so in the plan's source. Whether it changed the plan.
+bool drop_graph_for_parallel_steps(dg::Plan& plan, std::string& source) {
+  if (!plan.graph) return false;
+  plan.graph = false;
+  source += "; graph off: a parallel step exchanges halo traces between its launches";
+  return true;
+}
+
 void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const dg::Communicator& comm = dg::world();
   // In a parallel run only rank 0 discretizes the whole mesh (for output); the others only
@@ -176,12 +187,7 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   } else if (!restart_plan.empty()) {
     dg::Plan plan = dg::plan_from_text(restart_plan);
     s.plan_source = "the checkpoint's";
-    // A checkpoint of a serial run may launch its steps as CUDA graphs, which a parallel step
-    // refuses: the same kernels launched one by one, the same answer bit for bit.
-    if (s.part.parallel() && plan.graph) {
-      plan.graph = false;
-      s.plan_source += "; graph off: a parallel step exchanges halo traces between its launches";
-    }
+    if (s.part.parallel()) drop_graph_for_parallel_steps(plan, s.plan_source);
     s.solver->set_plan(plan);
   } else if (s.part.parallel()) {
     // One plan for every rank: rank 0 chooses (timing its own part, the halo traces held as
@@ -193,14 +199,8 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
                                                     dg::tune_budget_seconds(), dg::PlanSpace::for_backend(backend.kind()), &log);
       s.solver->set_halo_exchange(true);
       s.plan_source = choice.source + ", on rank 0";
-      // A stored plan from a serial run may launch its steps as CUDA graphs, which a parallel
-      // step refuses (its halo exchange runs between the launches): the same plan without.
-      if (s.solver->setup().plan.graph) {
-        dg::Plan plan_here = s.solver->setup().plan;
-        plan_here.graph = false;
-        s.solver->set_plan(plan_here);
-        s.plan_source += "; graph off: a parallel step exchanges halo traces between its launches";
-      }
+      if (dg::Plan chosen = s.solver->setup().plan; drop_graph_for_parallel_steps(chosen, s.plan_source))
+        s.solver->set_plan(chosen);
       plan = dg::to_text(s.solver->setup().plan);
     }
     plan = comm.broadcast(plan, 0);
