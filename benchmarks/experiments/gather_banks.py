@@ -2,7 +2,6 @@
 # count: 32 banks of 4 bytes, 8-byte reals, each half-warp's most-loaded bank), today's order (A)
 # against session38-face-aligned-gather.diff (C), for the double order-2 winner's block (8 elements,
 # 80 threads, LDF 25 as generated), every face interior. See gather_lines.cpp for the global side.
-import itertools
 NE, NFP, NF, C, LDF, T = 8, 6, 4, 6, 25, 80
 NFN = NF * NFP
 def wavefronts(addrs, bytes_=8):
