@@ -117,8 +117,6 @@ struct Setup : Problem {
   const dg::Communicator& comm() const { return part.comm ? *part.comm : dg::world(); }
 };
 
-// `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
-// the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
 // A plan from a serial run (a checkpoint's, or one stored in the tuning database) may launch its
 // steps as one CUDA graph, which a parallel step refuses (its halo exchange with other ranks runs
 // between the launches): a parallel run takes the same kernels launched one by one (the same
@@ -130,6 +128,8 @@ bool drop_graph_for_parallel_steps(dg::Plan& plan, std::string& source) {
   return true;
 }
 
+// `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
+// the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
 void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const dg::Communicator& comm = dg::world();
   // In a parallel run only rank 0 discretizes the whole mesh (for output); the others only
