@@ -7,6 +7,8 @@
 #   run.overlap = false bit for bit, and write their
 #   VTU snapshots as one piece per rank under a .pvtu in the .pvd series;
 # - a checkpoint written by 3 ranks continues on 2 ranks to the serial run's end, bit for bit;
+# - a plan with graph = on is refused from run.plan on 2 ranks, and taken without the graph from
+#   the tuning database or a checkpoint (host backend), to the serial graph run's answer;
 # - a blow-up (cfl = 10) stops every rank with a non-zero exit, and a failure on rank 0 alone
 #   (an output folder that is taken) ends the other ranks too, within seconds;
 # - SIGTERM to the launcher stops every rank at one step with a checkpoint;
@@ -73,6 +75,39 @@ code=$?
 grep -q "'run.plan': graph = on launches each step as one CUDA graph" "$work/graph.log" ||
   { cat "$work/graph.log"; fail "run.plan with graph = on on 2 ranks: message"; }
 ls "$work/graph/checkpoints/"checkpoint_*.h5 > /dev/null 2>&1 && fail "run.plan with graph = on on 2 ranks: it ran steps"
+
+# A plan with graph = on from the tuning database or a checkpoint (not run.plan): a parallel run
+# takes the same kernels launched one by one and says so (drop_graph_for_parallel_steps). Host
+# backend only: the database's winner is tuned here (10 host variants, under a second) and then
+# edited to graph = on, which the host backend runs as its launches come. A CUDA tune would
+# put graph = on there itself, at the cost of a real tuning run.
+if ! printf '%s\n' "$@" | grep -qx 'run.backend=cuda'; then
+  db="$work/tuning.json"
+  RTDG_TUNE=force RTDG_TUNING_DB="$db" run graph_tune "$rtdg" run || { cat "$work/graph_tune.log"; fail "tuning for the graph runs"; }
+  grep -q '"graph": 0' "$db" || fail "the tuning database $db holds no \"graph\": 0 to turn on"
+  sed -i 's/"graph": 0/"graph": 1/g' "$db"
+  RTDG_TUNE=auto RTDG_TUNING_DB="$db" run graph_serial "$rtdg" run || { cat "$work/graph_serial.log"; fail "serial run on a graph plan"; }
+  grep -q 'plan as run.plan: ".* graph=on"' "$work/graph_serial.log" ||
+    { cat "$work/graph_serial.log"; fail "the serial run did not take the database's graph plan"; }
+  last_name=$(basename "$(ls "$work/graph_serial/snapshots/${name}"_*.h5 | sort | tail -1)")
+  graph_last="$work/graph_serial_last.h5"  # the restart below continues in graph_serial and rewrites it
+  cp "$work/graph_serial/snapshots/$last_name" "$graph_last"
+  dropped="graph off: a parallel step exchanges halo traces between its launches"
+  RTDG_TUNE=auto RTDG_TUNING_DB="$db" run graph_np2 "$mpiexec" -n 2 "$rtdg" run ||
+    { cat "$work/graph_np2.log"; fail "2 ranks on the database's graph plan"; }
+  grep -q "tuning database.*$dropped" "$work/graph_np2.log" ||
+    { cat "$work/graph_np2.log"; fail "2 ranks on the database's graph plan: the log does not say the graph is off"; }
+  grep -q 'plan as run.plan: ".* graph=on"' "$work/graph_np2.log" && fail "2 ranks kept the database's graph = on"
+  "$compare" "$graph_last" "$work/graph_np2/snapshots/$last_name" 1e-12 ||
+    fail "2 ranks without the database's graph differ from the serial graph run"
+  checkpoint=$(ls "$work/graph_serial/checkpoints/"checkpoint_*.h5 | sort | head -1)
+  RTDG_TUNE=off timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" > "$work/graph_restart.log" 2>&1 ||
+    { cat "$work/graph_restart.log"; fail "restart on 2 ranks of a checkpoint computed with graph = on"; }
+  grep -q "the checkpoint's; $dropped" "$work/graph_restart.log" ||
+    { cat "$work/graph_restart.log"; fail "restart on 2 ranks of a graph checkpoint: the log does not say the graph is off"; }
+  "$compare" "$graph_last" "$work/graph_serial/snapshots/$last_name" 0 ||
+    fail "the 2-rank restart of a graph checkpoint differs from the serial graph run"
+fi
 
 # A blow-up: every rank stops, non-zero, with the step, time, field and element.
 start=$(date +%s)
