@@ -4,7 +4,9 @@
 //      per component, so a warp's 32 lanes read one component of the neighbours of ~5 faces;
 //   B: copies ordered (element, face, component, node), 32 per instruction;
 //   C: session38-face-aligned-gather.diff: full warps take floor(32 / Nfp) whole faces, copies
-//      ordered (face, component, node) (B's locality with a warp-local index shuffle).
+//      ordered (face, component, node) (B's locality with a warp-local index shuffle);
+//   D: (session 39, thread_element_stage.cpp) the state element-fastest, q[(c Np + i) K + k], a
+//      lane per element of 32 consecutive ones, one load per face node and component.
 // Element-major state, `bytes` per real. It predicted 35.8 -> 21.2 lines per element at double order 2
 // (8 elements, 80 threads); the A/B on the H200 lost 8-19 % anyway (benchmarks/results/README.md).
 // Build against a build tree's static libraries, e.g. (build-tests, MPI HDF5):
@@ -62,7 +64,7 @@ int main(int argc, char** argv) {
   auto copy = [&](Count& n, int k0, int ne, int e, int mm, int c) {
     if (e < ne && interior(k0 + e, mm)) n.add(byte(d.vmapP(mm, k0 + e), c));
   };
-  Count a, b, f;
+  Count a, b, f, soa;
   long copies = 0;
   for (int k0 = 0; k0 < K; k0 += NE) {
     const int ne = std::min(NE, K - k0);
@@ -94,9 +96,21 @@ int main(int argc, char** argv) {
         f.end_instruction();
       }
   }
+  // D: element-fastest state, element k0 + lane on lane `lane`.
+  for (int k0 = 0; k0 < K; k0 += 32)
+    for (int mm = 0; mm < NFN; ++mm)
+      for (int c = 0; c < C; ++c) {
+        for (int e = k0; e < std::min(K, k0 + 32); ++e)
+          if (interior(e, mm)) {
+            const long p = d.vmapP(mm, e);
+            soa.add(((static_cast<long>(c) * Np + p % Np) * K + p / Np) * bytes);
+          }
+        soa.end_instruction();
+      }
   const double k = K;
   std::printf("N=%d NE=%d T=%d K=%d, per element (%.1f copies): A %.1f instructions %.1f lines %.1f sectors | "
-              "B %.1f %.1f %.1f | C %.1f %.1f %.1f\n",
+              "B %.1f %.1f %.1f | C %.1f %.1f %.1f | D %.1f %.1f %.1f\n",
               N, NE, T, K, static_cast<double>(copies) / k, a.instructions / k, a.lines / k, a.sectors / k,
-              b.instructions / k, b.lines / k, b.sectors / k, f.instructions / k, f.lines / k, f.sectors / k);
+              b.instructions / k, b.lines / k, b.sectors / k, f.instructions / k, f.lines / k, f.sectors / k,
+              soa.instructions / k, soa.lines / k, soa.sectors / k);
 }
