@@ -57,6 +57,15 @@ std::string literal(double v, bool single) {
   return text;
 }
 
+// G_{c,a} = sum_d g[a][d] F_{d,c}(u) of (Ex Ey Ez Hx Hy Hz) = u0 ... u5, F from rtdg's maxwell3d
+// law (eps = mu = 1), g0 ... g8 = r_x r_y r_z s_x ... t_z (see the volume term in stage_source).
+const char* const maxwell_G[6][3] = {{"g1 * u5 - g2 * u4", "g4 * u5 - g5 * u4", "g7 * u5 - g8 * u4"},
+                                     {"-g0 * u5 + g2 * u3", "-g3 * u5 + g5 * u3", "-g6 * u5 + g8 * u3"},
+                                     {"g0 * u4 - g1 * u3", "g3 * u4 - g4 * u3", "g6 * u4 - g7 * u3"},
+                                     {"-g1 * u2 + g2 * u1", "-g4 * u2 + g5 * u1", "-g7 * u2 + g8 * u1"},
+                                     {"g0 * u2 - g2 * u0", "g3 * u2 - g5 * u0", "g6 * u2 - g8 * u0"},
+                                     {"-g0 * u1 + g1 * u0", "-g3 * u1 + g4 * u0", "-g6 * u1 + g7 * u0"}};
+
 // The stage kernel's source. Arguments: q, res (read), qn, resn (written), geo (25 x K:
 // r_x r_y r_z s_x s_y s_z t_x t_y t_z, then per face nx ny nz Fscale), P (Nfaces Nfp x K: the
 // exterior twin's offset iP K + kP, or -1 on a PEC face), a, b, dt, K.
@@ -107,16 +116,9 @@ std::string stage_source(const dg::Element& el, bool single, int T) {
     }
     if (T == 1) {
       for (int c = 0; c < 6; ++c) s << "  const real u" << c << " = q[(" << c << " * NP + " << j << ") * KK + k];\n";
-      // Fx, Fy, Fz of (Ex Ey Ez Hx Hy Hz) from rtdg's maxwell3d law (eps = mu = 1).
-      const char* G[6][3] = {{"g1 * u5 - g2 * u4", "g4 * u5 - g5 * u4", "g7 * u5 - g8 * u4"},
-                             {"-g0 * u5 + g2 * u3", "-g3 * u5 + g5 * u3", "-g6 * u5 + g8 * u3"},
-                             {"g0 * u4 - g1 * u3", "g3 * u4 - g4 * u3", "g6 * u4 - g7 * u3"},
-                             {"-g1 * u2 + g2 * u1", "-g4 * u2 + g5 * u1", "-g7 * u2 + g8 * u1"},
-                             {"g0 * u2 - g2 * u0", "g3 * u2 - g5 * u0", "g6 * u2 - g8 * u0"},
-                             {"-g0 * u1 + g1 * u0", "-g3 * u1 + g4 * u0", "-g6 * u1 + g7 * u0"}};
       for (int c = 0; c < 6; ++c)
         for (int a = 0; a < 3; ++a)
-          if (used[a]) s << "  const real G" << c << a << " = " << G[c][a] << ";\n";
+          if (used[a]) s << "  const real G" << c << a << " = " << maxwell_G[c][a] << ";\n";
     } else {
       // The other field v (H for E rows, E for H rows): the E rows' formulas, negated for H.
       for (int c = 0; c < 3; ++c)
@@ -216,12 +218,6 @@ std::string component_warp_source(const dg::Element& el, bool single, int R, int
   const int Ri = (Np + R - 1) / R, per_round = Nf / rounds * Nfp, W = 6 * R;
   // The other field's components in component c's G_a (see stage_source) and their formulas.
   const int needs[6][2] = {{5, 4}, {5, 3}, {4, 3}, {2, 1}, {2, 0}, {1, 0}};
-  const char* G[6][3] = {{"g1 * u5 - g2 * u4", "g4 * u5 - g5 * u4", "g7 * u5 - g8 * u4"},
-                         {"-g0 * u5 + g2 * u3", "-g3 * u5 + g5 * u3", "-g6 * u5 + g8 * u3"},
-                         {"g0 * u4 - g1 * u3", "g3 * u4 - g4 * u3", "g6 * u4 - g7 * u3"},
-                         {"-g1 * u2 + g2 * u1", "-g4 * u2 + g5 * u1", "-g7 * u2 + g8 * u1"},
-                         {"g0 * u2 - g2 * u0", "g3 * u2 - g5 * u0", "g6 * u2 - g8 * u0"},
-                         {"-g0 * u1 + g1 * u0", "-g3 * u1 + g4 * u0", "-g6 * u1 + g7 * u0"}};
   std::ostringstream s;
   s << "typedef " << (single ? "float" : "double") << " real;\n#define NP " << Np << "\n";
   // TE_MINB: __launch_bounds__(threads, TE_MINB), a register cap for that many blocks per SM.
@@ -274,7 +270,7 @@ std::string component_warp_source(const dg::Element& el, bool single, int R, int
               used[2] = used[2] || el.Dt(rg * Ri + ii, j) != 0;
             }
             for (int a = 0; a < 3; ++a)
-              if (used[a]) s << "    const real G" << a << " = " << G[c][a] << ";\n";
+              if (used[a]) s << "    const real G" << a << " = " << maxwell_G[c][a] << ";\n";
             for (int ii = 0; ii < Ri && rg * Ri + ii < Np; ++ii) {
               const int i = rg * Ri + ii;
               const double d[3] = {el.Dr(i, j), el.Ds(i, j), el.Dt(i, j)};
@@ -334,14 +330,13 @@ struct Device {
   }
 };
 
+// Median of `runs` timed runs after two untimed ones.
 double median_ms(rtcg::Backend& backend, int runs, const std::function<void()>& work) {
-  work();
-  work();
+  for (int warm = 0; warm < 2; ++warm) work();
   backend.synchronize();
-  std::vector<double> times;
-  for (int r = 0; r < runs; ++r) times.push_back(backend.time_ms(work));
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::vector<double> times(static_cast<std::size_t>(runs));
+  for (double& time : times) time = backend.time_ms(work);
+  return rtcg::tune::median(times);
 }
 
 template <class R>
