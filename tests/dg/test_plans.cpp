@@ -425,6 +425,47 @@ TEST(SolverPlans, PaddedNodeStride) {
   }
 }
 
+// copy_elements (probes) reads the asked elements' current values whatever it was asked before:
+// the packed ranges and their offsets kept on the device between calls must follow the element
+// set, the state after a step, and the layout and basis after set_plan.
+TEST(SolverPlans, CopyElementsFollowsTheElementsTheStateTheLayoutAndTheBasis) {
+  Cavity a("maxwell2d_tm", 3, 2, host());
+  const int K = a.disc.K, Np = a.disc.element.Np, C = a.solver->components();
+  a.solver->set_state(random_state(a.solver->size()));
+  auto check = [&](const std::vector<int>& elements) {
+    SCOPED_TRACE(::testing::PrintToString(elements));
+    const std::vector<double> state = a.solver->state();
+    std::vector<double> some(a.solver->size(), -1.0);
+    a.solver->copy_elements(elements, some);
+    int wrong = 0, asked = 0;
+    for (int c = 0; c < C; ++c)
+      for (int k = 0; k < K; ++k) {
+        const bool wanted = std::find(elements.begin(), elements.end(), k) != elements.end();
+        asked += wanted;
+        for (int i = 0; i < Np; ++i) {
+          const std::size_t at = (static_cast<std::size_t>(c) * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)) *
+                                     static_cast<std::size_t>(Np) + static_cast<std::size_t>(i);
+          wrong += some[at] != (wanted ? state[at] : -1.0);
+        }
+      }
+    EXPECT_EQ(wrong, 0);
+    EXPECT_EQ(asked, C * static_cast<int>(elements.size()));
+  };
+  check({3, 0});
+  check({K - 1, 2, 5});
+  a.solver->step(0.0, a.solver->stable_dt(0.5));
+  check({3, 0});
+  a.solver->set_plan(fused_plan(Layout::element_major, 2, 1, Operators::global, Derivative::state));
+  check({3, 0});
+  check({1});
+  // A Bernstein plan: the asked columns converted to nodal values as state() converts them all.
+  Plan bernstein = fused_plan(Layout::element_major, 2, 1, Operators::global, Derivative::state);
+  bernstein.basis = Basis::bernstein;
+  a.solver->set_plan(bernstein);
+  check({1});
+  check({K - 1, 4});
+}
+
 TEST(SolverPlans, DescribeAndParseNames) {
   EXPECT_EQ(parse_fusion("stage"), Fusion::stage);
   EXPECT_EQ(parse_operators("shared"), Operators::shared);

@@ -207,9 +207,15 @@ struct EngineT final : Engine {
   // Bernstein plans (Plan::basis): V_B and V_B^-1 (row-major Np x Np, set_transforms), and the
   // nodal values of q (or rhs_) that readers get (nodal()). One-value placeholders otherwise.
   rtcg::Array<T> to_nodal_matrix, to_coefficients_matrix;
-  std::vector<T> to_nodal_host;  // to_nodal_matrix on the host, for a few columns (download_nodal_ranges)
   mutable rtcg::Array<T> nodal_values;
   mutable std::unique_ptr<rtcg::ElementwiseKernel> transform_kernel;
+  // download_nodal_ranges: the ranges packed on the device, so that they come to the host in one
+  // copy (a copy per range is a synchronisation each: 6 per probed element of Maxwell). The last
+  // call's offsets stay on the device: probes ask for the same elements every time.
+  mutable std::unique_ptr<rtcg::ElementwiseKernel> gather_kernel;
+  mutable std::vector<std::int64_t> gather_offsets_host;
+  mutable rtcg::Array<std::int64_t> gather_offsets;
+  mutable rtcg::Array<T> gathered, gathered_nodal;
 
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
 
@@ -229,7 +235,8 @@ struct EngineT final : Engine {
         bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)), face_words(b, 0),
         H(static_cast<int>(pack.size() / 2)), Ki(K_), exchange(exchange_),
         halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
-        halo_out(b, 1), halo_in(b, 1), to_nodal_matrix(b, 1), to_coefficients_matrix(b, 1), nodal_values(b, 1) {
+        halo_out(b, 1), halo_in(b, 1), to_nodal_matrix(b, 1), to_coefficients_matrix(b, 1), nodal_values(b, 1),
+        gather_offsets(b, 1), gathered(b, 1), gathered_nodal(b, 1) {
     for (std::size_t h = 0; h < pack.size(); h += 2) Ki = std::min(Ki, static_cast<int>(pack[h]));
     if (H > 0) {
       halo_out = rtcg::Array<T>(b, halo_values);
@@ -466,6 +473,11 @@ struct EngineT final : Engine {
   // out = m in for every (element, component) column of the state layout: Np rows of the
   // column's values, the padding rows (Plan::align) zero. Summed in double.
   void transform(const rtcg::Array<T>& in, rtcg::Array<T>& out, const rtcg::Array<T>& m) const {
+    transform_columns(in, out, m, n, state_layout().stride);
+  }
+  // The same for `count` values of columns `stride` apart.
+  void transform_columns(const rtcg::Array<T>& in, rtcg::Array<T>& out, const rtcg::Array<T>& m, std::size_t count,
+                         int stride) const {
     if (!transform_kernel) {
       const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
       transform_kernel = std::make_unique<rtcg::ElementwiseKernel>(
@@ -476,7 +488,7 @@ struct EngineT final : Engine {
           "static_cast<double>(in[base + j]); out[i] = static_cast<" + type + ">(sum);",
           "rtdg_basis_transform");
     }
-    transform_kernel->launch(n, out.data(), in.data(), m.data(), Np, state_layout().stride);
+    transform_kernel->launch(count, out.data(), in.data(), m.data(), Np, stride);
   }
   // `x` (q or rhs_) as nodal values: itself for a nodal plan, else its transform into
   // nodal_values (valid until the next call).
@@ -497,35 +509,43 @@ struct EngineT final : Engine {
     const std::vector<T> values = nodal(q).to_host();
     return std::vector<double>(values.begin(), values.end());
   }
-  // The ranges are a few element columns (probes, every step they are due): in a Bernstein plan
-  // their coefficients come to the host and are transformed there, as the device transform does
-  // (the matrix in T, the sum in double, rounded to T), rather than the whole state on the device
-  // (that cost a probed run on 205k tets at order 4 about as much as its steps).
+  // The ranges are a few element columns (probes, every step they are due): packed on the device,
+  // in a Bernstein plan transformed to nodal values there (only those columns: the whole state
+  // made a probed run on 205k tets at order 4 1.4x slower per step), and brought to the host in
+  // one copy.
   void download_nodal_ranges(std::span<const std::size_t> offsets, std::size_t length,
                              std::span<double> out) const override {
     const bool bernstein = plan.basis == Basis::bernstein;
-    if (bernstein && length * length != to_nodal_host.size())
+    if (bernstein && length != static_cast<std::size_t>(Np))
       throw Error("download_nodal_ranges: a range of " + std::to_string(length) + " values is not one element column");
-    for (std::size_t r = 0; r < offsets.size(); ++r) {
-      const std::vector<T> values = q.view().view(offsets[r], length).to_host();
-      const auto column = out.begin() + static_cast<std::ptrdiff_t>(r * length);
-      if (!bernstein) {
-        std::copy(values.begin(), values.end(), column);
-        continue;
-      }
-      for (std::size_t i = 0; i < length; ++i) {
-        double sum = 0;
-        for (std::size_t j = 0; j < length; ++j)
-          sum += static_cast<double>(to_nodal_host[i * length + j]) * static_cast<double>(values[j]);
-        column[static_cast<std::ptrdiff_t>(i)] = static_cast<double>(static_cast<T>(sum));
-      }
+    if (offsets.empty() || length == 0) return;
+    const std::vector<std::int64_t> wanted(offsets.begin(), offsets.end());
+    if (wanted != gather_offsets_host) {
+      gather_offsets_host = wanted;
+      gather_offsets = rtcg::Array<std::int64_t>::from_host(backend, wanted);
     }
+    const std::size_t total = offsets.size() * length;
+    if (gathered.size() != total) gathered = rtcg::Array<T>(backend, total);
+    if (!gather_kernel) {
+      const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
+      gather_kernel = std::make_unique<rtcg::ElementwiseKernel>(
+          backend, type + "* out, const " + type + "* in, const long long* offsets, long long length",
+          "out[i] = in[offsets[static_cast<long long>(i) / length] + static_cast<long long>(i) % length];",
+          "rtdg_gather_ranges");
+    }
+    gather_kernel->launch(total, gathered.data(), q.data(), gather_offsets.data(), static_cast<long long>(length));
+    if (bernstein) {
+      // The packed coefficient columns to nodal values, by the same kernel as the whole state.
+      if (gathered_nodal.size() != total) gathered_nodal = rtcg::Array<T>(backend, total);
+      transform_columns(gathered, gathered_nodal, to_nodal_matrix, total, Np);
+    }
+    const std::vector<T> values = (bernstein ? gathered_nodal : gathered).to_host();
+    std::copy(values.begin(), values.end(), out.begin());
   }
   const void* nodal_data() const override { return nodal(q).data(); }
 
   void set_transforms(const BernsteinBasis& basis) override {
-    to_nodal_host = convert(BernsteinBasis::row_major(basis.to_nodal));
-    to_nodal_matrix = rtcg::Array<T>::from_host(backend, to_nodal_host);
+    to_nodal_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_nodal)));
     to_coefficients_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_coefficients)));
   }
   void set_operators(const Geometry& g) override {
