@@ -207,6 +207,7 @@ struct EngineT final : Engine {
   // Bernstein plans (Plan::basis): V_B and V_B^-1 (row-major Np x Np, set_transforms), and the
   // nodal values of q (or rhs_) that readers get (nodal()). One-value placeholders otherwise.
   rtcg::Array<T> to_nodal_matrix, to_coefficients_matrix;
+  std::vector<T> to_nodal_host;  // to_nodal_matrix on the host, for a few columns (download_nodal_ranges)
   mutable rtcg::Array<T> nodal_values;
   mutable std::unique_ptr<rtcg::ElementwiseKernel> transform_kernel;
   // download_nodal_ranges: the ranges packed on the device, so that they come to the host in one
@@ -215,7 +216,7 @@ struct EngineT final : Engine {
   mutable std::unique_ptr<rtcg::ElementwiseKernel> gather_kernel;
   mutable std::vector<std::int64_t> gather_offsets_host;
   mutable rtcg::Array<std::int64_t> gather_offsets;
-  mutable rtcg::Array<T> gathered, gathered_nodal;
+  mutable rtcg::Array<T> gathered;
 
   static std::vector<T> convert(const std::vector<double>& values) { return std::vector<T>(values.begin(), values.end()); }
 
@@ -236,7 +237,7 @@ struct EngineT final : Engine {
         H(static_cast<int>(pack.size() / 2)), Ki(K_), exchange(exchange_),
         halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
         halo_out(b, 1), halo_in(b, 1), to_nodal_matrix(b, 1), to_coefficients_matrix(b, 1), nodal_values(b, 1),
-        gather_offsets(b, 1), gathered(b, 1), gathered_nodal(b, 1) {
+        gather_offsets(b, 1), gathered(b, 1) {
     for (std::size_t h = 0; h < pack.size(); h += 2) Ki = std::min(Ki, static_cast<int>(pack[h]));
     if (H > 0) {
       halo_out = rtcg::Array<T>(b, halo_values);
@@ -473,11 +474,6 @@ struct EngineT final : Engine {
   // out = m in for every (element, component) column of the state layout: Np rows of the
   // column's values, the padding rows (Plan::align) zero. Summed in double.
   void transform(const rtcg::Array<T>& in, rtcg::Array<T>& out, const rtcg::Array<T>& m) const {
-    transform_columns(in, out, m, n, state_layout().stride);
-  }
-  // The same for `count` values of columns `stride` apart.
-  void transform_columns(const rtcg::Array<T>& in, rtcg::Array<T>& out, const rtcg::Array<T>& m, std::size_t count,
-                         int stride) const {
     if (!transform_kernel) {
       const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
       transform_kernel = std::make_unique<rtcg::ElementwiseKernel>(
@@ -488,7 +484,7 @@ struct EngineT final : Engine {
           "static_cast<double>(in[base + j]); out[i] = static_cast<" + type + ">(sum);",
           "rtdg_basis_transform");
     }
-    transform_kernel->launch(count, out.data(), in.data(), m.data(), Np, stride);
+    transform_kernel->launch(n, out.data(), in.data(), m.data(), Np, state_layout().stride);
   }
   // `x` (q or rhs_) as nodal values: itself for a nodal plan, else its transform into
   // nodal_values (valid until the next call).
@@ -509,14 +505,16 @@ struct EngineT final : Engine {
     const std::vector<T> values = nodal(q).to_host();
     return std::vector<double>(values.begin(), values.end());
   }
-  // The ranges are a few element columns (probes, every step they are due): packed on the device,
-  // in a Bernstein plan transformed to nodal values there (only those columns: the whole state
-  // made a probed run on 205k tets at order 4 1.4x slower per step), and brought to the host in
-  // one copy.
+  // The ranges are a few element columns (probes, every step they are due): packed on the device
+  // and brought to the host in one copy; in a Bernstein plan their coefficients are transformed
+  // there, as the device transform does (the matrix in T, the sum in double, rounded to T),
+  // rather than the whole state on the device (that made a probed run on 205k tets at order 4
+  // 1.4x slower per step). (Transforming the packed columns on the device instead would save the
+  // host's Np^2 per column, about 0.3 ms per step for 100 probed points at order 4; not measured.)
   void download_nodal_ranges(std::span<const std::size_t> offsets, std::size_t length,
                              std::span<double> out) const override {
     const bool bernstein = plan.basis == Basis::bernstein;
-    if (bernstein && length != static_cast<std::size_t>(Np))
+    if (bernstein && length * length != to_nodal_host.size())
       throw Error("download_nodal_ranges: a range of " + std::to_string(length) + " values is not one element column");
     if (offsets.empty() || length == 0) return;
     const std::vector<std::int64_t> wanted(offsets.begin(), offsets.end());
@@ -534,18 +532,27 @@ struct EngineT final : Engine {
           "rtdg_gather_ranges");
     }
     gather_kernel->launch(total, gathered.data(), q.data(), gather_offsets.data(), static_cast<long long>(length));
-    if (bernstein) {
-      // The packed coefficient columns to nodal values, by the same kernel as the whole state.
-      if (gathered_nodal.size() != total) gathered_nodal = rtcg::Array<T>(backend, total);
-      transform_columns(gathered, gathered_nodal, to_nodal_matrix, total, Np);
+    const std::vector<T> values = gathered.to_host();
+    for (std::size_t r = 0; r < offsets.size(); ++r) {
+      const auto column = out.begin() + static_cast<std::ptrdiff_t>(r * length);
+      const T* from = values.data() + r * length;
+      if (!bernstein) {
+        std::copy(from, from + length, column);
+        continue;
+      }
+      for (std::size_t i = 0; i < length; ++i) {
+        double sum = 0;
+        for (std::size_t j = 0; j < length; ++j)
+          sum += static_cast<double>(to_nodal_host[i * length + j]) * static_cast<double>(from[j]);
+        column[static_cast<std::ptrdiff_t>(i)] = static_cast<double>(static_cast<T>(sum));
+      }
     }
-    const std::vector<T> values = (bernstein ? gathered_nodal : gathered).to_host();
-    std::copy(values.begin(), values.end(), out.begin());
   }
   const void* nodal_data() const override { return nodal(q).data(); }
 
   void set_transforms(const BernsteinBasis& basis) override {
-    to_nodal_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_nodal)));
+    to_nodal_host = convert(BernsteinBasis::row_major(basis.to_nodal));
+    to_nodal_matrix = rtcg::Array<T>::from_host(backend, to_nodal_host);
     to_coefficients_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_coefficients)));
   }
   void set_operators(const Geometry& g) override {
