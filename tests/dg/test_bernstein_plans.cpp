@@ -10,6 +10,7 @@
 #include "solver_support.hpp"
 
 #include <dg/error.hpp>
+#include <dg/farfield.hpp>
 #include <dg/incident.hpp>
 #include <dg/plan.hpp>
 #include <dg/total_field.hpp>
@@ -18,9 +19,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rtdg::dg {
@@ -178,6 +181,54 @@ TEST(BernsteinPlans, ReadersSeeNodalValues) {
   EXPECT_NEAR(other.solver->max_wave_speed(), nodal.solver->max_wave_speed(), 1e-14);
   EXPECT_TRUE(other.solver->state_is_finite());
   EXPECT_FALSE(other.solver->find_bad_value().has_value());
+}
+
+// The far-field transform reads a Bernstein plan's coefficients as the kernels keep them
+// (Solver::stored_state: V_B's row of each trace's node times its element's column) rather than a
+// transformed copy of the whole state. Its sums must be those of the nodal traces: checked against
+// sums made here from state() (the surface's flat indices, independent of the kernel layout), for
+// an element-major plan and a field-major one with a padded node stride, and for the nodal plan.
+TEST(BernsteinPlans, FarFieldTransformSumsTheNodalTraces) {
+  Plan padded = bernstein(fused_plan(Layout::field_major, 2, 1, Operators::literals, Derivative::state));
+  padded.align = 32;
+  const std::vector<Plan> plans = {Plan{}, bernstein(fused_plan(Layout::element_major, 3, 1, Operators::literals,
+                                                                 Derivative::state)),
+                                   padded};
+  for (const Plan& plan : plans) {
+    SCOPED_TRACE(to_text(plan));
+    Cavity c("maxwell3d", 2, 3, host(), 1.0, fluxes::ScalarType::float64, Integrator::lserk4, plan);
+    const int K = c.disc.K, Np = c.disc.element.Np;
+    // Interior and boundary faces (a boundary point's outer node is its inner one).
+    const std::vector<std::pair<int, int>> faces = {{0, 0}, {1, 1}, {2, 2}, {K - 1, 3}, {K / 2, 0}};
+    const HuygensSurface surface = huygens_surface(c.disc, faces);
+    const std::array<int, 6> slots = {0, 1, 2, 3, 4, 5};
+    const std::vector<double> omegas = {2.0, 3.5};
+    SurfaceDft dft(*c.solver, surface, slots, omegas);
+    const std::size_t P = surface.size(), C = 6;
+    std::vector<double> expected(omegas.size() * C * P * 2, 0.0);
+    c.solver->set_state(random_state(c.solver->size()));
+    const double dt = c.solver->stable_dt(0.5);
+    double t = 0;
+    for (int n = 0; n < 3; ++n) {
+      c.solver->step(t, dt);
+      t += dt;
+      dft.accumulate(t, dt, 0.0);
+      const std::vector<double> u = c.solver->state();
+      for (std::size_t f = 0; f < omegas.size(); ++f)
+        for (std::size_t m = 0; m < C; ++m)
+          for (std::size_t p = 0; p < P; ++p) {
+            const std::size_t column = m * static_cast<std::size_t>(K) * static_cast<std::size_t>(Np);
+            const double v = 0.5 * (u[column + static_cast<std::size_t>(surface.inner[p])] +
+                                    u[column + static_cast<std::size_t>(surface.outer[p])]);
+            expected[2 * ((f * C + m) * P + p)] += v * dt * std::cos(omegas[f] * t);
+            expected[2 * ((f * C + m) * P + p) + 1] += v * dt * std::sin(omegas[f] * t);
+          }
+    }
+    const std::vector<double> sums = dft.device_sums();
+    ASSERT_EQ(sums.size(), expected.size());
+    EXPECT_LE(max_difference(sums, expected), 1e-12 * max_abs(expected));
+    EXPECT_GT(max_abs(expected), 0.0);
+  }
 }
 
 // set_plan between the bases converts the state (through the host), and the tuner's kept state

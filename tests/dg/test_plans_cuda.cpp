@@ -10,6 +10,7 @@
 #include "solver_support.hpp"
 
 #include <dg/bernstein.hpp>
+#include <dg/farfield.hpp>
 #include <dg/tuning.hpp>
 #include <rtcg/backend.hpp>
 #include <rtcg/tuner.hpp>
@@ -17,9 +18,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace rtdg::dg {
 namespace {
@@ -307,8 +311,9 @@ TEST_P(CudaByColumn, ByColumnProductsMatchTheDefaultPlan) {
 }
 
 // Bernstein plans on the device (Plan::basis): the state converted by the generated transform
-// kernel at set_state, state, rhs, copy_elements and device_state, and the right-hand side and a
-// step equal to the host's nodal default plan's (1e-11 relative in double; float to its rounding).
+// kernel at set_state, state, rhs and device_state, read by columns in copy_elements and the
+// far-field transform, and the right-hand side and a step equal to the host's nodal default
+// plan's (1e-11 relative in double; float to its rounding).
 class CudaBernstein : public ::testing::TestWithParam<CudaCase> {};
 
 TEST_P(CudaBernstein, BernsteinPlansMatchTheHostsNodalPlan) {
@@ -385,6 +390,30 @@ TEST_P(CudaBernstein, BernsteinPlansMatchTheHostsNodalPlan) {
           worst = std::max(worst, std::abs(picked[at] - after[at]));
         }
     EXPECT_LE(worst, 10 * tolerance);
+
+    // The far-field transform reads the coefficients as stored (Solver::stored_state), V_B's
+    // row of each trace's node times its element's column, on the device: one sample's sums
+    // against the host's nodal state after the step.
+    const std::vector<std::pair<int, int>> faces = {{0, 0}, {K - 1, 1}, {K / 2, 2}};
+    const HuygensSurface surface = huygens_surface(cuda_case.disc, faces);
+    const int C = std::min(cuda_case.solver->components(), 6);
+    std::array<int, 6> slots{-1, -1, -1, -1, -1, -1};
+    for (int comp = 0; comp < C; ++comp) slots[static_cast<std::size_t>(comp)] = comp;
+    const double omega = 2.5, t = 0.3 + dt;
+    SurfaceDft dft(*cuda_case.solver, surface, slots, {omega});
+    dft.accumulate(t, dt, 0.0);
+    const std::vector<double> sums = dft.device_sums();
+    const std::size_t P = surface.size();
+    std::vector<double> expected(2 * static_cast<std::size_t>(C) * P);
+    for (int comp = 0; comp < C; ++comp)
+      for (std::size_t p = 0; p < P; ++p) {
+        const std::size_t column = static_cast<std::size_t>(comp) * static_cast<std::size_t>(K) * static_cast<std::size_t>(Np);
+        const double v = 0.5 * (after[column + static_cast<std::size_t>(surface.inner[p])] +
+                                after[column + static_cast<std::size_t>(surface.outer[p])]);
+        expected[2 * (static_cast<std::size_t>(comp) * P + p)] = v * dt * std::cos(omega * t);
+        expected[2 * (static_cast<std::size_t>(comp) * P + p) + 1] = v * dt * std::sin(omega * t);
+      }
+    EXPECT_LE(worst_of(sums, expected), 10 * tolerance);
   }
 }
 

@@ -150,6 +150,21 @@ public:
     fluxes::ScalarType scalar = fluxes::ScalarType::float64;
   };
   DeviceState device_state() const;
+  // The state as the kernels keep it, for device readers of a few nodes (the far-field
+  // transform) that would otherwise pay device_state()'s whole-state transform in a Bernstein
+  // plan. `data` and the rest as DeviceState, except that in a Bernstein plan `data` holds the
+  // coefficients and `to_nodal` points to V_B on the device (row-major Np x Np, of type
+  // `scalar`); an element's column of a component is contiguous in every layout, so
+  //   nodal value (c, k, i) = sum_j to_nodal[i Np + j] data[device_index(c, k, 0) + j].
+  // Nodal plans: to_nodal is null and the value is data[device_index(c, k, i)]. Valid until the
+  // next step or set_plan.
+  struct StoredState {
+    const void* data = nullptr;
+    std::size_t size = 0;
+    fluxes::ScalarType scalar = fluxes::ScalarType::float64;
+    const void* to_nodal = nullptr;
+  };
+  StoredState stored_state() const;
   std::size_t device_index(int component, int element, int node) const;
 
   // Copies the state of the listed elements into `values` ([component][K][Np], size()), leaving

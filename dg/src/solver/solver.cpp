@@ -125,6 +125,10 @@ struct Engine {
   virtual void download_nodal_ranges(std::span<const std::size_t> offsets, std::size_t length,
                                      std::span<double> out) const = 0;
   virtual const void* nodal_data() const = 0;  // the nodal state on the device (kernel layout)
+  // The state as the kernels keep it (kernel layout, the plan's basis), and for a Bernstein plan
+  // V_B on the device (row-major Np x Np; null for a nodal plan): Solver::stored_state.
+  virtual const void* state_data() const = 0;
+  virtual const void* to_nodal_data() const = 0;
   // The Bernstein transforms and the operator arrays of a plan's basis (set before a plan of
   // that basis runs; the operators after replan switched to it).
   virtual void set_transforms(const BernsteinBasis& basis) = 0;
@@ -207,7 +211,6 @@ struct EngineT final : Engine {
   // Bernstein plans (Plan::basis): V_B and V_B^-1 (row-major Np x Np, set_transforms), and the
   // nodal values of q (or rhs_) that readers get (nodal()). One-value placeholders otherwise.
   rtcg::Array<T> to_nodal_matrix, to_coefficients_matrix;
-  std::vector<T> to_nodal_host;  // to_nodal_matrix on the host, for a few columns (download_nodal_ranges)
   mutable rtcg::Array<T> nodal_values;
   mutable std::unique_ptr<rtcg::ElementwiseKernel> transform_kernel;
   // download_nodal_ranges: the ranges packed on the device, so that they come to the host in one
@@ -506,15 +509,14 @@ struct EngineT final : Engine {
     return std::vector<double>(values.begin(), values.end());
   }
   // The ranges are a few element columns (probes, every step they are due): packed on the device
-  // and brought to the host in one copy; in a Bernstein plan their coefficients are transformed
-  // there, as the device transform does (the matrix in T, the sum in double, rounded to T),
-  // rather than the whole state on the device (that made a probed run on 205k tets at order 4
-  // 1.4x slower per step). (Transforming the packed columns on the device instead would save the
-  // host's Np^2 per column, about 0.3 ms per step for 100 probed points at order 4; not measured.)
+  // by one kernel, which in a Bernstein plan also takes them to nodal values (V_B times each
+  // column, summed in double and rounded to T, as the whole-state transform does), and brought
+  // to the host in one copy. Transforming the whole state to read two elements made a probed run
+  // on 205k tets at order 4 1.4x slower per step.
   void download_nodal_ranges(std::span<const std::size_t> offsets, std::size_t length,
                              std::span<double> out) const override {
     const bool bernstein = plan.basis == Basis::bernstein;
-    if (bernstein && length * length != to_nodal_host.size())
+    if (bernstein && length != static_cast<std::size_t>(Np))
       throw Error("download_nodal_ranges: a range of " + std::to_string(length) + " values is not one element column");
     if (offsets.empty() || length == 0) return;
     const std::vector<std::int64_t> wanted(offsets.begin(), offsets.end());
@@ -527,32 +529,29 @@ struct EngineT final : Engine {
     if (!gather_kernel) {
       const std::string type = rtcg::c_type(rtcg::scalar_type_of<T>());
       gather_kernel = std::make_unique<rtcg::ElementwiseKernel>(
-          backend, type + "* out, const " + type + "* in, const long long* offsets, long long length",
-          "out[i] = in[offsets[static_cast<long long>(i) / length] + static_cast<long long>(i) % length];",
+          backend,
+          type + "* out, const " + type + "* in, const long long* offsets, long long length, const " + type +
+              "* m, int transform",
+          "const long long r = static_cast<long long>(i) / length, node = static_cast<long long>(i) - r * length; "
+          "const " + type + "* column = in + offsets[r]; "
+          "if (!transform) { out[i] = column[node]; } else { double sum = 0; "
+          "for (long long j = 0; j < length; ++j) sum += static_cast<double>(m[node * length + j]) * "
+          "static_cast<double>(column[j]); out[i] = static_cast<" + type + ">(sum); }",
           "rtdg_gather_ranges");
     }
-    gather_kernel->launch(total, gathered.data(), q.data(), gather_offsets.data(), static_cast<long long>(length));
+    gather_kernel->launch(total, gathered.data(), q.data(), gather_offsets.data(), static_cast<long long>(length),
+                          to_nodal_matrix.data(), bernstein ? 1 : 0);
     const std::vector<T> values = gathered.to_host();
-    for (std::size_t r = 0; r < offsets.size(); ++r) {
-      const auto column = out.begin() + static_cast<std::ptrdiff_t>(r * length);
-      const T* from = values.data() + r * length;
-      if (!bernstein) {
-        std::copy(from, from + length, column);
-        continue;
-      }
-      for (std::size_t i = 0; i < length; ++i) {
-        double sum = 0;
-        for (std::size_t j = 0; j < length; ++j)
-          sum += static_cast<double>(to_nodal_host[i * length + j]) * static_cast<double>(from[j]);
-        column[static_cast<std::ptrdiff_t>(i)] = static_cast<double>(static_cast<T>(sum));
-      }
-    }
+    std::copy(values.begin(), values.end(), out.begin());
   }
   const void* nodal_data() const override { return nodal(q).data(); }
+  const void* state_data() const override { return q.data(); }
+  const void* to_nodal_data() const override {
+    return plan.basis == Basis::bernstein ? static_cast<const void*>(to_nodal_matrix.data()) : nullptr;
+  }
 
   void set_transforms(const BernsteinBasis& basis) override {
-    to_nodal_host = convert(BernsteinBasis::row_major(basis.to_nodal));
-    to_nodal_matrix = rtcg::Array<T>::from_host(backend, to_nodal_host);
+    to_nodal_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_nodal)));
     to_coefficients_matrix = rtcg::Array<T>::from_host(backend, convert(BernsteinBasis::row_major(basis.to_coefficients)));
   }
   void set_operators(const Geometry& g) override {
@@ -1100,6 +1099,12 @@ Solver::DeviceState Solver::device_state() const {
   const StateLayout layout = impl_->state_layout();
   return DeviceState{impl_->engine->nodal_data(), count(impl_->components, impl_->disc.K, layout.stride),
                      impl_->setup.scalar};
+}
+
+Solver::StoredState Solver::stored_state() const {
+  const StateLayout layout = impl_->state_layout();
+  return StoredState{impl_->engine->state_data(), count(impl_->components, impl_->disc.K, layout.stride),
+                     impl_->setup.scalar, impl_->engine->to_nodal_data()};
 }
 
 std::size_t Solver::device_index(int component, int element, int node) const {
