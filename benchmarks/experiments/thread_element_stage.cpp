@@ -18,13 +18,18 @@
 // Measured on the H200 (benchmarks/results/dg-experiments-h200-2026-11-29-session39.log, results
 // README, session 39): correct everywhere, but only order 1 gained (0.0780 against 0.1038 ms per
 // stage); the best order-2 shape (T = 6, 2 rounds) was 1.27x behind the winner, latency-bound with
-// the L1 pipe 49 % busy, and orders 3-4 were 2-6x behind.
+// the L1 pipe 49 % busy, and orders 3-4 were 2-6x behind. Its loads and stores alone (TE_SKELETON,
+// session 40, benchmarks/results/dg-skeleton-element-fastest-h200-2026-11-29-session40.log) reach
+// 48.6 / 41.8 / 32.5 % of the memory bound at double orders 2-4 and 34.6 / 34.3 / 30.9 % in float:
+// no more than the element-major winners reach with all their arithmetic (47 / 44 / 44 %, 37 / 39 /
+// 38 % in the same runs).
 //
 // Build against a configured build tree (the link line of apps/rtdg): see thread_element_stage.sh.
 //   thread_element_stage <config.toml> <mesh.h5> <N> <double|float> <T: 1|2|6> <block> [plan text | db:<tuning.json>]
-// T = 6 takes TE_ROWS (row groups, default 1), TE_ROUNDS (1, 2 or 4) and TE_MINB (a register cap
-// for that many blocks per SM); TE_BACKEND=host runs T = 1 on the host backend (the check only);
-// TE_DUMP=<file> writes the kernel's source. Debugging the check: TE_PARTS = 1 (volume term only,
+// T = 6 takes TE_ROWS (row groups, default 1) and TE_ROUNDS (1, 2 or 4); TE_MINB (every T) a register
+// cap for that many blocks per SM; TE_BACKEND=host runs T = 1 on the host backend (the check only);
+// TE_DUMP=<file> writes the kernel's source; TE_SKELETON=1 (T = 1) times the loads and stores
+// alone (no arithmetic; the check then fails by design). Debugging the check: TE_PARTS = 1 (volume term only,
 // against a host volume term), 2 (surface only, against the solver's rhs less it), | 4 (a host
 // surface term from vmapM / vmapP instead); TE_POLY = 1 a smooth state (no jumps).
 #include <dg/solver.hpp>
@@ -69,16 +74,46 @@ const char* const maxwell_G[6][3] = {{"g1 * u5 - g2 * u4", "g4 * u5 - g5 * u4", 
 // The stage kernel's source. Arguments: q, res (read), qn, resn (written), geo (25 x K:
 // r_x r_y r_z s_x s_y s_z t_x t_y t_z, then per face nx ny nz Fscale), P (Nfaces Nfp x K: the
 // exterior twin's offset iP K + kP, or -1 on a PEC face), a, b, dt, K.
-std::string stage_source(const dg::Element& el, bool single, int T) {
+std::string stage_source(const dg::Element& el, bool single, int T, int block) {
   const int Np = el.Np, Nfp = el.Nfp, Nf = el.Nfaces;
   const int parts = std::getenv("TE_PARTS") ? std::atoi(std::getenv("TE_PARTS")) : 3;  // 1 volume, 2 surface
   std::ostringstream s;
   s << "typedef " << (single ? "float" : "double") << " real;\n";
   s << "#define NP " << Np << "\n";
-  s << "RTCG_KERNEL(te_stage)(const real* RTCG_RESTRICT q, const real* RTCG_RESTRICT res, real* RTCG_RESTRICT qn,\n"
+  // TE_MINB with T = 1 or 2 (CUDA only: the host backend finds kernels by RTCG_KERNEL(name)):
+  // __launch_bounds__(block, TE_MINB), a register cap for that many blocks per SM.
+  const int min_blocks = std::getenv("TE_MINB") ? std::atoi(std::getenv("TE_MINB")) : 0;
+  s << "RTCG_KERNEL("
+    << (min_blocks > 0 ? "__launch_bounds__(" + std::to_string(block) + ", " + std::to_string(min_blocks) + ") " : std::string())
+    << "te_stage)(const real* RTCG_RESTRICT q, const real* RTCG_RESTRICT res, real* RTCG_RESTRICT qn,\n"
        "  real* RTCG_RESTRICT resn, const real* RTCG_RESTRICT geo, const int* RTCG_RESTRICT P, real a, real b, real dt,\n"
        "  int K) {\n";
   const int C = T == 1 ? 6 : 3;  // rows (components) per thread
+  if (T == 1 && std::getenv("TE_SKELETON")) {
+    // The loads and stores of T = 1 without its arithmetic (session 40): the geometry, the face
+    // map, the element's own face traces and the neighbours' (the gather), res and q, then qn and
+    // resn; a sum of everything loaded stands in for the right-hand side so that no load is
+    // dropped. What this layout's data movement alone reaches (session 36 measured the same for
+    // the element-major staging: 66-69 % of the bound at order 2 on the H200).
+    s << "RTCG_GLOBAL_LOOP(kk, K) {\n const int k = (int)kk;\n const long long KK = K;\n real sum = 0;\n";
+    for (int x = 0; x < 9 + 4 * Nf; ++x) s << " sum += geo[" << x << " * KK + k];\n";
+    for (int f = 0; f < Nf; ++f)
+      for (int m = 0; m < Nfp; ++m) {
+        const int iM = el.Fmask(m, f), fm = f * Nfp + m;
+        s << " { const int p = P[" << fm << " * KK + k];\n";
+        for (int c = 0; c < 6; ++c)
+          s << "  sum += q[(" << c << " * NP + " << iM << ") * KK + k] - (p >= 0 ? q[" << c << " * NP * KK + p] : (real)0);\n";
+        s << " }\n";
+      }
+    for (int c = 0; c < 6; ++c)
+      for (int i = 0; i < Np; ++i) {
+        const std::string at = "(" + std::to_string(c) + " * NP + " + std::to_string(i) + ") * KK + k";
+        s << " { const real u = q[" << at << "]; const real r = a * res[" << at << "] + dt * (u + sum); resn[" << at
+          << "] = r; qn[" << at << "] = u + b * r; }\n";
+      }
+    s << "}\n}\n";
+    return s.str();
+  }
   if (T == 1) {
     s << "RTCG_GLOBAL_LOOP(kk, K) {\n const int k = (int)kk;\n";
   } else {
@@ -393,7 +428,7 @@ int run(runner::Problem& problem, bool single, int T, int block, const std::stri
   program.name = "te_stage";
   const int row_groups = std::getenv("TE_ROWS") ? std::atoi(std::getenv("TE_ROWS")) : 1;
   const int rounds = std::getenv("TE_ROUNDS") ? std::atoi(std::getenv("TE_ROUNDS")) : 1;
-  program.source = T == 6 ? component_warp_source(el, single, row_groups, rounds) : stage_source(el, single, T);
+  program.source = T == 6 ? component_warp_source(el, single, row_groups, rounds) : stage_source(el, single, T, block);
   if (const char* dump = std::getenv("TE_DUMP")) std::ofstream(dump) << program.source;
   if (T == 6) block = 192 * row_groups;
   auto module = backend.compile(program);
