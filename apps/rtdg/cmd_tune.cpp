@@ -3,6 +3,7 @@
 #include "rtdg/command.hpp"
 #include "rtdg/dg_sweep.hpp"
 
+#include <dg/plan_schema.hpp>
 #include <dg/tuning.hpp>
 #include <runner/problem.hpp>
 #include <rtcg/array_tuning.hpp>
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -27,6 +29,7 @@ struct TuneOptions {
   std::string type = "f64";
   std::size_t size = 0;  // elements; 0: 1 GiB of the type on cuda, 4 Mi elements on host
   bool list = false;
+  bool plan_values = false;
 };
 
 rtcg::ScalarType parse_type(const std::string& name) {
@@ -90,7 +93,38 @@ struct TuneDgOptions {
   std::string precision;  // empty: the config's precision
   std::vector<std::string> overrides;
   std::vector<std::string> space;  // --space name=values: changes to the backend's plan space
+  bool explain = false;            // --explain: the pruning rules that applied, and what they dropped
 };
+
+// The pruning rule a pruned variant names ("... (rule <name>: ..."), or "".
+std::string rule_of(const rtcg::tune::Timing& t) {
+  const auto at = t.reason.find("(rule ");
+  if (t.status != "pruned" || at == std::string::npos) return {};
+  const auto end = t.reason.find(':', at);
+  return t.reason.substr(at + 6, end == std::string::npos ? std::string::npos : end - at - 6);
+}
+
+// --explain: every rule of the table for this device's architecture, what it drops, how many
+// variants it dropped in this sweep, and the measurements it rests on.
+void explain_pruning(const rtcg::DeviceInfo& device, const std::map<std::string, int>& dropped, bool prune) {
+  const dg::PruningRules& rules = dg::pruning_rules();
+  const std::string arch = dg::architecture_of(device);
+  std::cout << "== pruning rules (" << rules.source << ") for " << arch << (prune ? "" : ": not applied (prune=off)")
+            << "\n";
+  int listed = 0;
+  for (const dg::PruningRule& rule : rules.rules) {
+    if (!rules.find(rule.name, device)) continue;
+    ++listed;
+    const auto it = dropped.find(rule.name);
+    std::cout << "  " << rule.name << ": dropped " << (it == dropped.end() ? 0 : it->second) << " variants\n"
+              << "    drops: " << rule.drops << "\n    because: " << rule.finding << "\n";
+    for (const auto& e : rule.rests_on)
+      std::cout << "    measured: " << e.device << ", " << e.date << ", " << e.results << (e.commit.empty() ? "" : " at " + e.commit)
+                << "\n";
+  }
+  if (listed == 0)
+    std::cout << "  none: no rule lists " << arch << ", so the whole space is tried within the budget\n";
+}
 
 // rtdg tune dg: the DG plan space of the config's law and mesh, per order and precision; every
 // variant's time, the winner stored in the tuning database.
@@ -111,6 +145,7 @@ void run_tune_dg(const TuneDgOptions& options) {
   for (const std::string& change : options.space) dg::set_space_values(space, change);
   const auto sweep_start = std::chrono::steady_clock::now();
   std::vector<std::string> winners;
+  std::map<std::string, int> dropped;  // variants each pruning rule dropped, over the sweep
   for (const std::string& precision : precisions) {
     problem->set_precision(precision);
     for (const int N : orders) {
@@ -138,8 +173,11 @@ void run_tune_dg(const TuneDgOptions& options) {
       const dg::Plan plan = dg::plan_of(best.point);
       winners.push_back(head + plan.describe() + "\n    as run.plan: \"" + dg::to_text(plan) + "\"");
       db.store(result.record());
+      for (const auto& t : result.variants)
+        if (const std::string rule = rule_of(t); !rule.empty()) ++dropped[rule];
     }
   }
+  if (options.explain) explain_pruning(backend.device_info(), dropped, space.prune);
   std::cout << "== winners (stored in " << db.path().string() << ")\n";
   for (const std::string& w : winners) std::cout << "  " << w << "\n";
   std::printf("sweep: %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count());
@@ -153,8 +191,14 @@ void setup_tune(CLI::App& rtdg) {
   tune->add_option("--type", options->type, "Element type: f32, f64, i32, i64")->capture_default_str();
   tune->add_option("--backend", options->backend, "cuda, host or auto")->capture_default_str();
   tune->add_flag("--list", options->list, "List the jobs and their search spaces");
+  tune->add_flag("--plan-values", options->plan_values,
+                 "Print the DG plan values' table (docs/tuning.md) from the plan schema");
   tune->callback([options, tune] {
     if (!tune->get_subcommands().empty()) return;  // a subcommand (dg) ran instead
+    if (options->plan_values) {
+      std::cout << dg::plan_fields_markdown();
+      return;
+    }
     run_tune(*options);
   });
   auto dg_options = std::make_shared<TuneDgOptions>();
@@ -166,6 +210,9 @@ void setup_tune(CLI::App& rtdg) {
   dg->add_option("--space", dg_options->space,
                  "replace one list of the plan space: name=v1,v2,... (e.g. groups=1,2,4; prune=off keeps the plans "
                  "the pruning rules drop; docs/tuning.md)");
+  dg->add_flag("--explain", dg_options->explain,
+               "list the pruning rules for this device's architecture, what each dropped and the measurements "
+               "they rest on");
   dg->callback([dg_options] { run_tune_dg(*dg_options); });
 }
 

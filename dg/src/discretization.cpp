@@ -3,7 +3,6 @@
 
 #include "dg/error.hpp"
 #include "discretization_steps.hpp"
-#include "operators_experiment.hpp"
 #include "index.hpp"
 
 #include <algorithm>
@@ -85,7 +84,6 @@ Discretization discretize_with(const mesh::Mesh& mesh, int N, const std::vector<
   detail::compute_normals(d);
   detail::build_face_maps(mesh, d);
   detail::build_boundary_maps(mesh, d, halo);
-  detail::apply_operators_experiment(d.element);
   return d;
 }
 

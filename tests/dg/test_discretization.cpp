@@ -296,48 +296,6 @@ TEST(Discretization, AnUnnamedBoundaryFaceIsNamed) {
   }
 }
 
-// RTDG_EXPERIMENT_OPERATORS (dg/src/operators_experiment.cpp), set for one scope.
-struct OperatorsExperiment {
-  explicit OperatorsExperiment(const char* value) { ::setenv("RTDG_EXPERIMENT_OPERATORS", value, 1); }
-  ~OperatorsExperiment() { ::unsetenv("RTDG_EXPERIMENT_OPERATORS"); }
-};
-
-long long nonzeros(const Eigen::MatrixXd& m) { return (m.array() != 0.0).count(); }
-
-TEST(Discretization, OperatorExperimentsReplaceDOrNameTheValidValues) {
-  const mesh::Mesh m = mesh::build_mesh(box_mesh(3, 1));
-  const Discretization nodal = discretize(m, 4);
-  {
-    // The noise make_element drops, back: the same matrix to rounding, fewer zeros.
-    OperatorsExperiment experiment("noisy");
-    const Discretization noisy = discretize(m, 4);
-    EXPECT_GT(nonzeros(noisy.element.Dr), nonzeros(nodal.element.Dr));
-    EXPECT_LT((noisy.element.Dr - nodal.element.Dr).cwiseAbs().maxCoeff(), 1e-12);
-  }
-  {
-    // The Bernstein experiments became the plan value basis = bernstein: the name says so.
-    OperatorsExperiment experiment("bernstein");
-    try {
-      (void)discretize(m, 2);
-      ADD_FAILURE();
-    } catch (const Error& error) {
-      EXPECT_NE(std::string(error.what()).find("is gone: the Bernstein operators are the plan value basis = bernstein"),
-                std::string::npos)
-          << error.what();
-    }
-  }
-  {
-    OperatorsExperiment experiment("bogus");
-    try {
-      (void)discretize(m, 2);
-      ADD_FAILURE();
-    } catch (const Error& error) {
-      EXPECT_EQ(std::string(error.what()), "RTDG_EXPERIMENT_OPERATORS = 'bogus' is not an operator experiment; use "
-                                           "'noisy', or leave it unset");
-    }
-  }
-}
-
 TEST(Discretization, RejectsOrdersOutsideTheRange) {
   const mesh::Mesh m = mesh::build_mesh(box_mesh(2, 1));
   EXPECT_THROW((void)discretize(m, 11), Error);

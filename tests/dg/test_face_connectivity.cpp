@@ -1,7 +1,7 @@
 // dg::compressed_connectivity (the face connectivity of Plan::connectivity = faces): every
 // face node's vmapP comes back from its face's word and the order table, on interior, boundary
 // and halo faces, and meshes it cannot compress are refused with a message.
-#include "solver/geometry_arrays.hpp"
+#include "kernels/geometry_arrays.hpp"
 
 #include "dg/error.hpp"
 #include "dg/kernels.hpp"

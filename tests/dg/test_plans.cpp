@@ -495,8 +495,8 @@ TEST(SolverPlans, DescribeAndParseNames) {
   copying.directions = Directions::split;
   copying.geometry = GeometryPlace::shared;
   EXPECT_EQ(copying.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, directions split, prefetch async, geometry shared");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch async, directions split, geometry shared");
   EXPECT_NE(to_text(copying).find(" prefetch=async "), std::string::npos) << to_text(copying);
   EXPECT_NE(to_text(copying).find(" teams=1 geometry=shared"), std::string::npos) << to_text(copying);
   EXPECT_EQ(plan_from_text(to_text(copying)), copying);
@@ -504,8 +504,8 @@ TEST(SolverPlans, DescribeAndParseNames) {
   Plan compressed = copying;
   compressed.connectivity = Connectivity::faces;
   EXPECT_EQ(compressed.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, directions split, prefetch async, geometry shared, face connectivity");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch async, directions split, geometry shared, face connectivity");
   EXPECT_NE(to_text(compressed).find(" geometry=shared connectivity=faces"), std::string::npos) << to_text(compressed);
   EXPECT_EQ(plan_from_text(to_text(compressed)), compressed);
   EXPECT_EQ(parse_connectivity("faces"), Connectivity::faces);
@@ -513,8 +513,9 @@ TEST(SolverPlans, DescribeAndParseNames) {
   Plan aligned = compressed;
   aligned.align = 16;
   EXPECT_EQ(aligned.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, directions split, prefetch async, geometry shared, face connectivity, columns aligned to 16 bytes");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch async, directions split, geometry shared, face connectivity, "
+            "columns aligned to 16 bytes");
   EXPECT_NE(to_text(aligned).find(" connectivity=faces align=16"), std::string::npos) << to_text(aligned);
   EXPECT_EQ(plan_from_text(to_text(aligned)), aligned);
   // Texts written before align= existed are not padded; align takes 0 or powers of two 8..128.
@@ -555,20 +556,20 @@ TEST(SolverPlans, DescribeAndParseNames) {
   Plan tall = prefetching;
   tall.tile_rows = 16;
   EXPECT_EQ(tall.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, 16-row tiles, prefetch");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch, 16-row tiles");
   EXPECT_EQ(plan_from_text(to_text(tall)), tall);
   Plan split = tall;
   split.directions = Directions::split;
   EXPECT_EQ(split.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, 16-row tiles, directions split, prefetch");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch, 16-row tiles, directions split");
   EXPECT_EQ(plan_from_text(to_text(split)), split);
   Plan tf32 = split;
   tf32.products = Products::tf32x3;
   EXPECT_EQ(tf32.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, TF32 "
-            "tensor cores (3 products), 16-row tiles, directions split, prefetch");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, TF32 tensor cores (3 products), prefetch, 16-row tiles, directions split");
   EXPECT_EQ(to_text(tf32), "fusion=stage layout=field_major elements=4 nodes_per_thread=1 operators=global "
                            "derivative=flux products=tf32x3 prefetch=on tile_rows=16 directions=split row_tiles=1 "
                            "k_unroll=all k_ahead=0 groups=1 teams=1 geometry=global connectivity=nodes align=0 tiles=rows");
@@ -576,28 +577,30 @@ TEST(SolverPlans, DescribeAndParseNames) {
   Plan pipelined = split;
   pipelined.groups_per_block = 4;
   EXPECT_EQ(pipelined.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, 16-row tiles, directions split, prefetch, 4 groups/block pipelined");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch, 16-row tiles, directions split, 4 groups/block pipelined");
   EXPECT_EQ(plan_from_text(to_text(pipelined)), pipelined);
   Plan blocked = pipelined;
   blocked.row_tiles = 2;
   EXPECT_EQ(blocked.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, 16-row tiles, directions split, 2 row tiles/warp, prefetch, 4 groups/block pipelined");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch, 16-row tiles, directions split, 2 row tiles/warp, 4 "
+            "groups/block pipelined");
   EXPECT_EQ(plan_from_text(to_text(blocked)), blocked);
   Plan unrolled = blocked;
   unrolled.k_unroll = 2;
   EXPECT_EQ(unrolled.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, 16-row tiles, directions split, 2 row tiles/warp, k unrolled 2x, prefetch, 4 groups/block pipelined");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch, 16-row tiles, directions split, 2 row tiles/warp, k unrolled "
+            "2x, 4 groups/block pipelined");
   EXPECT_NE(to_text(unrolled).find(" k_unroll=2 k_ahead=0 "), std::string::npos) << to_text(unrolled);
   EXPECT_EQ(plan_from_text(to_text(unrolled)), unrolled);
   Plan ahead = unrolled;
   ahead.k_ahead = 1;
   EXPECT_EQ(ahead.describe(),
-            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of the flux, tensor "
-            "cores, 16-row tiles, directions split, 2 row tiles/warp, k unrolled 2x, 1 k step loaded ahead, prefetch, 4 "
-            "groups/block pipelined");
+            "fused stage, field_major, 4 elements/block, 1 nodes/thread, operators global, derivative of "
+            "the flux, tensor cores, prefetch, 16-row tiles, directions split, 2 row tiles/warp, k unrolled "
+            "2x, 1 k step loaded ahead, 4 groups/block pipelined");
   EXPECT_NE(to_text(ahead).find(" k_unroll=2 k_ahead=1 "), std::string::npos) << to_text(ahead);
   EXPECT_EQ(plan_from_text(to_text(ahead)), ahead);
   // Texts written before k_ahead existed load nothing ahead.

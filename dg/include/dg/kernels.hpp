@@ -148,6 +148,18 @@ inline int stage_blocks(int elements, const GeneratedKernels& kernels) {
   return (groups + kernels.stage_groups_per_block - 1) / kernels.stage_groups_per_block;
 }
 
+// Why `spec.plan` cannot run the law on the element (in `spec`), or "" when it can: the one
+// validity check of plans, which the generator, Solver::set_plan, `run.plan` and the tuner
+// all go through. It checks, in this order: every plan value against the schema's values
+// (dg/plan_schema.hpp); values that belong to the fused stage kernel in an unfused plan; the
+// law's dimension against the element's; a Bernstein plan against the element and the law's
+// pieces; a plan of the state derivative against the law's flux (linear with constant
+// coefficients); and the fused stage kernel's own rules (tile shapes, teams, prefetching,
+// operator storage and its size at this order). What depends on the device (shared memory per
+// block, cp.async, m16n8k*) the generator checks against the sizes it computes, and the
+// tuner's search space leaves out where the device lacks it.
+std::string check(const KernelSpec& spec);
+
 // Throws dg::Error when the spec is incomplete (no law or element, a condition reading an
 // incident field with no incident given) or when the plan does not fit (shared memory).
 GeneratedKernels generate_kernels(const KernelSpec& spec);

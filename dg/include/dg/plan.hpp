@@ -3,6 +3,9 @@
 // vocabulary is that of Kloeckner et al., "Nodal discontinuous Galerkin methods on graphics
 // processors" (2009) and hedge: layout, where operators live, loop slicing, fusion.
 //
+// Each value's name, values and one-line documentation are in the plan schema
+// (dg/plan_schema.hpp), from which texts, the tuner's points and docs/tuning.md's table derive.
+//
 // Every plan computes the same right-hand side to rounding; the default plan is the reference
 // the others are checked against (the tuner drops a variant that disagrees).
 //
@@ -52,16 +55,12 @@ enum class Fusion : unsigned char { none, stage };
 //   literals   as constant, with the entries written into the code as literals (GiMMiK's idea,
 //           Wozniak et al. 2016): no operator loads at all. The kernel grows with the operators
 //           (at most 16,384 non-zero entries of D and LIFT together: order 5 on tetrahedra).
-//           Measured on the H100 (2026-11-27, sessions 23 and 26): literals win double orders
-//           1-2 and float orders 1-3 and lose from order 3 (double) and 4 (float) on; constant
-//           memory never won (docs/tuning.md)
 //   stencil    Bernstein plans only (basis = bernstein, derivative = state, fused, scalar
 //           products, one node per thread): no derivative product at all. Each node's thread
 //           takes D_a u from the Bernstein lattice stencil, (d_j c)_alpha = sum_k alpha_k
 //           c_(alpha - e_k + e_j), reading its dim (dim + 1) lattice neighbours' indices and its
 //           multi-index from a table in the code (global memory, one column per node), and
-//           LIFT runs in the layers, one thread per column, as with literals. The shape of the
-//           hand-written REG stage (benchmarks/experiments/bernstein_stage.cu)
+//           LIFT runs in the layers, one thread per column, as with literals
 enum class Operators : unsigned char { global, shared, constant, literals, stencil };
 
 // What the fused kernel differentiates.
@@ -87,10 +86,9 @@ enum class Derivative : unsigned char { flux, state };
 //           split into x_hi = x rounded to TF32 (10-bit mantissa) and x_lo = x - x_hi rounded to
 //           TF32, and a b is computed as a_lo b_hi + a_hi b_lo + a_hi b_hi (three products; the
 //           dropped a_lo b_lo and the roundings are about 2^-21 of a b), summed in float: float
-//           accuracy on tensor cores of several times the FP64 ones' rate on paper (on the H100
-//           the splitting costs more than that saves: docs/tuning.md). The fragments and the
-//           shared-memory layout are those of tensor; the host backend runs the same padded
-//           products as loops in double.
+//           accuracy on tensor cores of several times the FP64 ones' rate on paper, for the
+//           instructions of the splitting. The fragments and the shared-memory layout are those
+//           of tensor; the host backend runs the same padded products as loops in double.
 enum class Products : unsigned char { scalar, tensor, tf32x3 };
 // When the fused kernel issues its global loads.
 //   off  phase by phase: the state, then (after the volume fluxes) each face's neighbour trace,
@@ -111,9 +109,7 @@ enum class Prefetch : unsigned char { off, on, async };
 //   shared  copied into the block's shared memory in the load phase (prefetch = async only:
 //           the copies are cp.async like the state's), so the face fluxes and the metric
 //           terms read shared memory instead of waiting on L1/L2 after each barrier; costs
-//           NE x (NFACES x (DIM + 2) + DIM x DIM) reals of shared memory per block. Measured on
-//           the H100 (2026-11-26): better for plans differentiating the state and for 16-row
-//           tiles at orders 5-7, worse for 8-row flux-derivative plans (docs/tuning.md)
+//           NE x (NFACES x (DIM + 2) + DIM x DIM) reals of shared memory per block
 enum class GeometryPlace : unsigned char { global, shared };
 // How the fused kernels find the neighbour's node across each face node (the exterior trace).
 //   nodes  vmapP: one index per face node ([K][Nfaces * Nfp] ints, k * Np + i of the twin)
@@ -155,10 +151,8 @@ enum class Directions : unsigned char { joint, split };
 //            padded to 16 (8 elements of 6 components fill three tiles). The operator fragments
 //            are the 8-row ones (the mma's B as they are), the columns come from shared memory
 //            as its A. tile_rows = 8; row_tiles counts the operator row tiles of a warp item,
-//            each reusing the item's column fragments. Measured on the H100 (2026-11-27): float
-//            orders 4 and 5 3-7 % faster than the best plan without them, slower in double
-//            (docs/tuning.md). With tf32x3: mma.m16n8k8.tf32, k in steps of 8 (1.27-1.57x
-//            slower than each float order's winner on the H100, 2026-11-27)
+//            each reusing the item's column fragments. With tf32x3: mma.m16n8k8.tf32, k in steps
+//            of 8
 enum class Tiles : unsigned char { rows, columns };
 // Tensor products: operator row tiles per warp item (MR). A warp item computes MR x NB output
 // tiles (NB column tiles, chosen by the generator) from MR operator fragments and NB column
@@ -170,19 +164,14 @@ inline constexpr int max_row_tiles = 8;
 // Tensor products: fragment steps of a product's k loop that the generated code unrolls (0:
 // all of them). Fully unrolled, the compiler issues the operator loads of many steps ahead
 // of their mma, which costs registers: 16-row tiles with m16n8k16 (8 operator values per lane
-// per step) take 94-106 registers per thread at orders 2-7, against 56 for 8-row tiles. With
-// k_unroll = U > 0 the loop is unrolled U times and 16-row tiles take k in steps of 4 only
-// (m16n8k4: 2 operator values per lane; the same rate as m16n8k16 on the H100), which brings
-// them to 56-70 registers (compiled for sm_90).
+// per step) hold about twice the registers per thread of 8-row tiles. With k_unroll = U > 0 the
+// loop is unrolled U times and 16-row tiles take k in steps of 4 only (m16n8k4: 2 operator
+// values per lane, the same tensor rate as m16n8k16 on sm_90), which holds fewer.
 inline constexpr int max_k_unroll = 16;
 // Tensor products with k_unroll > 0: fragment steps whose operator and column fragments the
 // k loop loads ahead of their mma (0: none, the compiler schedules the loop's loads; 1: the
 // next step's, held in registers while this step's mma run: a software pipeline of one step).
-// Fully unrolled loops (k_unroll = 0) already issue their loads early and take none. Measured
-// on the H100 (2026-11-26, sweeps of 4-element async plans, orders 3-6, double and float): the
-// 16-row plans of the state derivative unrolled 2 steps at a time 0-9 % faster with 1 at every
-// order (unrolled 1 step: up to 16 % slower), plans of the flux derivative slower in 51 of 60
-// (up to 37 %): the tuner decides.
+// Fully unrolled loops (k_unroll = 0) already issue their loads early and take none.
 inline constexpr int max_k_ahead = 1;
 
 // The basis the state is stored in, and the element operators the kernels apply.
@@ -272,11 +261,9 @@ struct Plan {
   // Fused plans that prefetch (prefetch on or async) and stage their products (tensor products,
   // or by column: operators constant, literals or stencil): whether each thread loads its
   // output node's update input (res for LSERK, u0 for SSP) into registers with the prefetch, so
-  // that load's latency overlaps the block's others (true, as before this was a plan value), or
+  // that load's latency overlaps the block's others (true), or
   // loads it as the node phase starts (every component before the update's first store). The
-  // early copy holds NCOMP registers through the whole kernel: without it the double stencil
-  // plans take 72 registers instead of 96 (nvcc 13, sm_90, orders 4-6), one or two more blocks
-  // per SM (order 6 14 % faster on the H200, docs/tuning.md).
+  // early copy holds NCOMP registers through the whole kernel, which can cost a block per SM.
   bool prefetch_update = true;
   // Every plan: whether a time step's launches (5 stage kernels for LSERK4, or 15 unfused, with
   // the stabilizer's after each stage) go to the device as one CUDA graph (rtcg::LaunchGraph:
@@ -304,7 +291,8 @@ const char* to_string(GeometryPlace geometry);
 const char* to_string(Connectivity connectivity);
 const char* to_string(Tiles tiles);
 const char* to_string(Basis basis);
-// Each parses what its to_string writes; throws dg::Error listing the valid names otherwise.
+// Each parses what its to_string writes (the schema's names); throws dg::Error listing the
+// valid names otherwise.
 Layout parse_layout(const std::string& text);
 Fusion parse_fusion(const std::string& text);
 Operators parse_operators(const std::string& text);
@@ -317,22 +305,14 @@ Connectivity parse_connectivity(const std::string& text);
 Tiles parse_tiles(const std::string& text);
 Basis parse_basis(const std::string& text);
 
-// A plan as one line of key=value words, every field given, e.g. "fusion=stage
-// layout=element_major elements=4 nodes_per_thread=2 operators=shared derivative=state
-// products=scalar prefetch=off tile_rows=8 directions=joint row_tiles=1 k_unroll=all k_ahead=0
-// groups=1 teams=1 geometry=global connectivity=nodes align=0 tiles=rows" (an unfused plan: "fusion=none layout=field_major volume_elements=0 surface_elements=0
-// update_block=256"), and back. from_text throws dg::Error naming the bad word; a fused plan
-// without products= (written before tensor products existed) is scalar, one without prefetch=
-// (written before prefetching existed) does not prefetch, one without tile_rows= has 8-row
-// tiles, one without directions= computes the directions jointly, one without row_tiles= has
-// one row tile per warp item, one without k_unroll= unrolls all k steps, one without k_ahead=
-// loads no k step ahead, one without groups=
-// has one element group per block, one without teams= one team, one without geometry= reads the
-// geometry from global memory, one without connectivity= reads vmapP (nodes), one without
-// align= has columns Np reals apart (0), one without tiles= has row tiles. basis= is written only
-// for a Bernstein plan (" basis=bernstein" at the end); a plan without it is nodal. So are
-// face_threads=, max_registers= (when not 1 and 0), prefetch_update=off (when off) and graph=on
-// (when on).
+// A plan as one line of key=value words in the plan schema's order (dg/plan_schema.hpp), e.g.
+// "fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=shared
+// derivative=state products=scalar prefetch=off ..." (an unfused plan: "fusion=none
+// layout=field_major volume_elements=0 surface_elements=0 update_block=256"), and back.
+// plan_from_text throws dg::Error naming the bad word; a word the schema does not require may
+// be left out and reads as its default (so texts written before a value existed keep their
+// meaning); basis=, face_threads=, max_registers=, prefetch_update= and graph= are written only
+// when not the default.
 std::string to_text(const Plan& plan);
 // `text` as a whole number in low..high (plan texts, plan spaces); nothing when it is not one.
 std::optional<int> parse_whole_number(const std::string& text, int low, int high);

@@ -16,6 +16,9 @@ void write_updates(rtcg::SourceWriter& w);
 // rtdg_stage_lserk, rtdg_stage_ssp (Plan::fusion == stage): volume, surface and update of a
 // block of elements in one kernel.
 void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out);
+// Why the fused stage kernel cannot be laid out for `spec` (its plan values together, the
+// element's sizes, the shared memory it would need), or "" when it can.
+std::string fused_plan_refusal(const KernelSpec& spec);
 
 // Whether F(u) is linear in the state with constant coefficients (every path from a state
 // input to an output goes through +, -, negation, and products or quotients by terms that do

@@ -125,7 +125,7 @@
 //                    AL, prm, T t, halo, H, T alpha, T beta, T dt, int K, int kb, int ke)
 //       qo = alpha u0 + beta (q + dt L(q))                (SSP-RK3 stage)
 // The geometry arguments are those of the unfused kernels (dg/kernels.hpp); AV and AL are the
-// tensor-core fragments of the volume operator and of LIFT (solver/geometry_arrays.hpp: AVS
+// tensor-core fragments of the volume operator and of LIFT (kernels/geometry_arrays.hpp: AVS
 // for Derivative::state, AVF for flux), unused by scalar products.
 #include "kernels/families.hpp"
 
@@ -2119,6 +2119,15 @@ Scratch scratch_of(const KernelSpec& spec) {
 }
 
 }  // namespace
+
+std::string fused_plan_refusal(const KernelSpec& spec) {
+  try {
+    (void)scratch_of(spec);
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return {};
+}
 
 void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out) {
   const Element& element = *spec.element;

@@ -43,24 +43,11 @@ GeneratedKernels generate(const KernelSpec& spec, const kernels::Pieces& pieces)
 GeneratedKernels generate_kernels(const KernelSpec& spec) {
   if (!spec.law) throw Error("generate_kernels: no law given");
   if (!spec.element) throw Error("generate_kernels: no reference element given");
-  const fluxes::Law& law = *spec.law;
+  if (const std::string refusal = check(spec); !refusal.empty()) throw Error(refusal);
   const Element& element = *spec.element;
-  if (law.dimension != element.dim)
-    throw Error("the law '" + law.name + "' is " + std::to_string(law.dimension) + "D but the mesh elements are " +
-                std::string(shape_name(element.shape)) + "s (" + std::to_string(element.dim) + "D)");
-  // The unfused families read no Plan::operators; the fused generator checks the rest.
-  if (spec.plan.operators == Operators::stencil && spec.plan.fusion != Fusion::stage)
-    throw Error("the plan does not fit: operators = stencil is the Bernstein lattice stencil of the fused stage kernel "
-                "(basis = bernstein, fusion = stage)");
-  if (spec.plan.max_registers != 0 && spec.plan.fusion != Fusion::stage)
-    throw Error("the plan does not fit: max_registers caps the registers of the fused stage kernel (fusion = stage)");
-  if (!spec.plan.prefetch_update && spec.plan.fusion != Fusion::stage)
-    throw Error("the plan does not fit: prefetch_update = off reads the update input late in the fused stage kernel "
-                "(fusion = stage); unfused plans do not prefetch it");
   const kernels::Pieces pieces = kernels::lower_pieces(spec);
   if (spec.plan.basis == Basis::bernstein) {
     // The Bernstein plans' kernels: the same code with the element's operators in Bernstein form.
-    kernels::check_bernstein(spec, pieces);
     const Element operators = bernstein_element(element);
     KernelSpec in_basis = spec;
     in_basis.element = &operators;

@@ -7,7 +7,7 @@
 #include "dg/error.hpp"
 #include "kernels/common.hpp"
 #include "kernels/cublas_loader.hpp"
-#include "solver/geometry_arrays.hpp"
+#include "kernels/geometry_arrays.hpp"
 
 #include <rtcg/array.hpp>
 

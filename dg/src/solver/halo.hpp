@@ -5,7 +5,7 @@
 #include "dg/discretization.hpp"
 #include "dg/halo.hpp"
 #include "dg/solver.hpp"
-#include "solver/geometry_arrays.hpp"
+#include "kernels/geometry_arrays.hpp"
 
 #include <array>
 #include <cstdint>

@@ -6,7 +6,7 @@
 #include "dg/error.hpp"
 #include "dg/total_field.hpp"
 #include "dg/wave_speed.hpp"
-#include "solver/geometry_arrays.hpp"
+#include "kernels/geometry_arrays.hpp"
 #include "solver/halo.hpp"
 
 #include <fluxes/evaluate.hpp>

@@ -2,6 +2,7 @@
 #include "dg/tuning.hpp"
 
 #include "dg/error.hpp"
+#include "dg/plan_schema.hpp"
 #include "kernels/families.hpp"
 
 #include <fluxes/law_lowering.hpp>
@@ -12,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <limits>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -110,6 +113,68 @@ PlanSpace PlanSpace::for_backend(rtcg::BackendKind kind) {
   return space;
 }
 
+namespace {
+
+// The PlanSpace list of each tuned plan value, by its schema key: the one place that ties the
+// struct's typed lists to the schema (a test checks that every tuned value has one).
+struct SpaceList {
+  const char* key;
+  std::function<void(PlanSpace&, const std::vector<int>&)> set;
+  std::function<std::vector<int>(const PlanSpace&)> get;
+};
+
+template <class T>
+SpaceList bind(const char* key, std::vector<T> PlanSpace::*member) {
+  return {key,
+          [member](PlanSpace& space, const std::vector<int>& values) {
+            std::vector<T>& list = space.*member;
+            list.clear();
+            for (const int v : values) list.push_back(static_cast<T>(v));
+          },
+          [member](const PlanSpace& space) {
+            std::vector<int> out;
+            for (const T& v : space.*member) out.push_back(static_cast<int>(v));
+            return out;
+          }};
+}
+
+const std::vector<SpaceList>& space_lists() {
+  static const std::vector<SpaceList> lists{
+      bind("layout", &PlanSpace::layouts),          bind("elements", &PlanSpace::elements_per_block),
+      bind("nodes_per_thread", &PlanSpace::nodes_per_thread), bind("operators", &PlanSpace::operators),
+      bind("derivative", &PlanSpace::derivatives),  bind("products", &PlanSpace::products),
+      bind("prefetch", &PlanSpace::prefetch),       bind("tile_rows", &PlanSpace::tile_rows),
+      bind("directions", &PlanSpace::directions),   bind("row_tiles", &PlanSpace::row_tiles),
+      bind("k_unroll", &PlanSpace::k_unroll),       bind("k_ahead", &PlanSpace::k_ahead),
+      bind("groups", &PlanSpace::groups_per_block), bind("teams", &PlanSpace::teams),
+      bind("geometry", &PlanSpace::geometry),       bind("connectivity", &PlanSpace::connectivity),
+      bind("align", &PlanSpace::align),             bind("tiles", &PlanSpace::tiles),
+      bind("basis", &PlanSpace::bases),             bind("face_threads", &PlanSpace::face_threads),
+      bind("max_registers", &PlanSpace::max_registers), bind("prefetch_update", &PlanSpace::prefetch_update),
+      bind("graph", &PlanSpace::graph)};
+  return lists;
+}
+
+const SpaceList* space_list(const std::string& key) {
+  for (const SpaceList& list : space_lists())
+    if (key == list.key) return &list;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> space_list_keys() {
+  std::vector<std::string> keys;
+  for (const SpaceList& list : space_lists()) keys.emplace_back(list.key);
+  return keys;
+}
+
+std::vector<int> space_values(const PlanSpace& space, const std::string& key) {
+  const SpaceList* list = space_list(key);
+  if (!list) throw Error("plan space: no list for '" + key + "'");
+  return list->get(space);
+}
+
 void set_space_values(PlanSpace& space, const std::string& text) {
   const auto equals = text.find('=');
   if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
@@ -122,232 +187,71 @@ void set_space_values(PlanSpace& space, const std::string& text) {
     values.push_back(value);
   }
   if (text.back() == ',') throw Error("plan space '" + text + "': an empty value");
-  auto numbers = [&](int low, int high) {
-    std::vector<int> out;
-    for (const std::string& value : values) {
-      const std::optional<int> n = parse_whole_number(value, low, high);
-      if (!n)
-        throw Error("plan space '" + text + "': " + name + " value '" + value + "' is not a whole number in " +
-                    std::to_string(low) + ".." + std::to_string(high));
-      out.push_back(*n);
-    }
-    return out;
-  };
-  auto names = [&](auto parse) {
-    std::vector<decltype(parse(values[0]))> out;
-    for (const std::string& value : values) {
-      try {
-        out.push_back(parse(value));
-      } catch (const Error& error) {
-        throw Error("plan space '" + text + "': " + error.what());
-      }
-    }
-    return out;
-  };
-  // Switches (prefetch_update, graph): on and off.
-  auto switches = [&]() {
-    std::vector<bool> out;
-    for (const std::string& value : values) {
-      if (value != "on" && value != "off")
-        throw Error("plan space '" + text + "': " + name + " values are on and off, not '" + value + "'");
-      out.push_back(value == "on");
-    }
-    return out;
-  };
-  if (name == "layouts") space.layouts = names(parse_layout);
-  else if (name == "elements") space.elements_per_block = numbers(1, 1024);
-  else if (name == "nodes_per_thread") space.nodes_per_thread = numbers(1, 8);
-  else if (name == "operators") space.operators = names(parse_operators);
-  else if (name == "derivatives") space.derivatives = names(parse_derivative);
-  else if (name == "products") space.products = names(parse_products);
-  else if (name == "prefetch") space.prefetch = names(parse_prefetch);
-  else if (name == "tile_rows") {
-    space.tile_rows = numbers(8, 16);
-    for (const int rows : space.tile_rows)
-      if (rows != 8 && rows != 16) throw Error("plan space '" + text + "': tile_rows are 8 or 16");
-  } else if (name == "directions") space.directions = names(parse_directions);
-  else if (name == "row_tiles") space.row_tiles = numbers(1, max_row_tiles);
-  else if (name == "k_unroll") {
-    space.k_unroll.clear();
-    for (const std::string& value : values) {
-      const std::optional<int> n = parse_k_unroll(value);
-      if (!n)
-        throw Error("plan space '" + text + "': k_unroll value '" + value + "' is not 'all' or a whole number in 1.." +
-                    std::to_string(max_k_unroll));
-      space.k_unroll.push_back(*n);
-    }
-  } else if (name == "k_ahead") space.k_ahead = numbers(0, max_k_ahead);
-  else if (name == "groups") space.groups_per_block = numbers(1, max_groups_per_block);
-  else if (name == "teams") space.teams = numbers(1, max_teams);
-  else if (name == "geometry") space.geometry = names(parse_geometry);
-  else if (name == "connectivity") space.connectivity = names(parse_connectivity);
-  else if (name == "tiles") space.tiles = names(parse_tiles);
-  else if (name == "bases") space.bases = names(parse_basis);
-  else if (name == "face_threads") {
-    space.face_threads = numbers(1, 4);
-    for (const int threads : space.face_threads)
-      if (threads == 3) throw Error("plan space '" + text + "': face_threads are 1, 2 or 4");
-  }
-  else if (name == "max_registers") {
-    // "auto" derives caps from each compiled plan (PlanSpace::derived_register_caps); numbers
-    // are caps tried on every fused plan.
-    space.derived_register_caps = std::erase(values, std::string("auto")) > 0;
-    space.max_registers = values.empty() ? std::vector<int>{0} : numbers(0, max_register_cap);
-    for (const int cap : space.max_registers)
-      if (!valid_register_cap(cap))
-        throw Error("plan space '" + text + "': max_registers are 0, 'auto' or " + std::to_string(min_register_cap) +
-                    " to " + std::to_string(max_register_cap) + ", not " + std::to_string(cap));
-  }
-  else if (name == "prefetch_update") space.prefetch_update = switches();
-  else if (name == "graph") space.graph = switches();
-  else if (name == "align") {
-    space.align = numbers(0, max_align_bytes);
-    for (const int bytes : space.align)
-      if (!valid_align(bytes))
-        throw Error("plan space '" + text + "': align values are 0 or powers of two from 8 to " +
-                    std::to_string(max_align_bytes) + " (bytes), not " + std::to_string(bytes));
-  }
-  else if (name == "prune") {
+  if (name == "prune") {
     if (values.size() != 1 || (values[0] != "on" && values[0] != "off"))
       throw Error("plan space '" + text + "': prune is on or off (one value)");
     space.prune = values[0] == "on";
-  } else
-    throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: layouts, elements, "
-                "nodes_per_thread, operators, derivatives, products, prefetch, tile_rows, directions, row_tiles, k_unroll, k_ahead, "
-                "groups, teams, geometry, connectivity, align, tiles, bases, face_threads, max_registers, "
-                "prefetch_update, graph, prune");
+    return;
+  }
+  const PlanField* field = find_plan_field(name, true);
+  const SpaceList* target = field ? space_list(field->key) : nullptr;
+  if (!target) {
+    std::string valid;
+    for (const SpaceList& l : space_lists()) {
+      const PlanField* f = find_plan_field(l.key);
+      valid += (valid.empty() ? "" : ", ") + std::string(f && f->space_alias ? f->space_alias : l.key);
+    }
+    throw Error("plan space '" + text + "': unknown name '" + name + "'; valid names: " + valid + ", prune");
+  }
+  // max_registers=auto derives caps from each compiled plan (PlanSpace::derived_register_caps);
+  // numbers are caps tried on every fused plan.
+  if (field->key == std::string_view("max_registers")) {
+    space.derived_register_caps = std::erase(values, std::string("auto")) > 0;
+    if (values.empty()) values.push_back("0");
+  }
+  std::vector<int> parsed;
+  for (const std::string& value : values) {
+    const std::optional<int> n = parse_value(*field, value);
+    if (!n) {
+      if (field->kind == ValueKind::choice) {
+        std::string valid;
+        for (const char* v : field->names) valid += (valid.empty() ? "" : ", ") + std::string(v);
+        throw Error("plan space '" + text + "': unknown " + std::string(field->key) + " '" + value + "'; valid values: " + valid);
+      }
+      throw Error("plan space '" + text + "': " + name + " value '" + value + "' is not " + valid_values(*field));
+    }
+    parsed.push_back(*n);
+  }
+  target->set(space, parsed);
 }
 
 Point point_of(const Plan& plan) {
-  const bool fused = plan.fusion == Fusion::stage;
-  return Point{{"fusion", static_cast<std::int64_t>(plan.fusion)},
-               {"layout", static_cast<std::int64_t>(plan.layout)},
-               {"elements", fused ? plan.stage_elements_per_block : 0},
-               {"nodes_per_thread", fused ? plan.nodes_per_thread : 1},
-               {"operators", fused ? static_cast<std::int64_t>(plan.operators) : 0},
-               {"derivative", fused ? static_cast<std::int64_t>(plan.derivative) : 0},
-               {"products", fused ? static_cast<std::int64_t>(plan.products) : 0},
-               {"prefetch", fused ? static_cast<std::int64_t>(plan.prefetch) : 0},
-               {"tile_rows", fused ? plan.tile_rows : 8},
-               {"directions", fused ? static_cast<std::int64_t>(plan.directions) : 0},
-               {"row_tiles", fused ? plan.row_tiles : 1},
-               {"k_unroll", fused ? plan.k_unroll : 0},
-               {"k_ahead", fused ? plan.k_ahead : 0},
-               {"groups", fused ? plan.groups_per_block : 1},
-               {"teams", fused ? plan.teams : 1},
-               {"geometry", fused ? static_cast<std::int64_t>(plan.geometry) : 0},
-               {"connectivity", fused ? static_cast<std::int64_t>(plan.connectivity) : 0},
-               {"align", fused ? plan.align : 0},
-               {"tiles", fused ? static_cast<std::int64_t>(plan.tiles) : 0},
-               {"basis", static_cast<std::int64_t>(plan.basis)},
-               {"face_threads", plan.face_threads},
-               {"max_registers", fused ? plan.max_registers : 0},
-               {"prefetch_update", fused ? static_cast<std::int64_t>(plan.prefetch_update) : 1},
-               {"graph", static_cast<std::int64_t>(plan.graph)}};
+  Point point;
+  for (const PlanField& f : plan_fields())
+    if (f.tuned) point[f.key] = applies_to(f, plan) ? f.get(plan) : f.default_value;
+  return point;
 }
 
 Plan plan_of(const Point& point) {
-  auto value = [&](const char* name) -> int {
-    const auto it = point.find(name);
-    if (it == point.end()) throw Error(std::string("a DG plan point without '") + name + "': " + rtcg::tune::to_string(point));
-    return static_cast<int>(it->second);
-  };
   Plan plan;
-  plan.fusion = value("fusion") ? Fusion::stage : Fusion::none;
-  plan.layout = value("layout") ? Layout::element_major : Layout::field_major;
-  if (plan.fusion == Fusion::stage) {
-    plan.stage_elements_per_block = value("elements");
-    plan.nodes_per_thread = value("nodes_per_thread");
-    const int operators = value("operators");
-    if (operators < 0 || operators > static_cast<int>(Operators::stencil))
-      throw Error("a DG plan point with an unknown operators value: " + rtcg::tune::to_string(point));
-    plan.operators = static_cast<Operators>(operators);
-    plan.derivative = value("derivative") ? Derivative::state : Derivative::flux;
-    const auto products = point.find("products");
-    const std::int64_t kind = products != point.end() ? products->second : 0;
-    if (kind < 0 || kind > static_cast<std::int64_t>(Products::tf32x3))
-      throw Error("a DG plan point with an unknown products value: " + rtcg::tune::to_string(point));
-    plan.products = static_cast<Products>(kind);
-    const auto prefetch = point.find("prefetch");
-    const std::int64_t when = prefetch != point.end() ? prefetch->second : 0;
-    if (when < 0 || when > static_cast<std::int64_t>(Prefetch::async))
-      throw Error("a DG plan point with an unknown prefetch value: " + rtcg::tune::to_string(point));
-    plan.prefetch = static_cast<Prefetch>(when);
-    const auto tile_rows = point.find("tile_rows");
-    plan.tile_rows = tile_rows != point.end() ? static_cast<int>(tile_rows->second) : 8;
-    const auto directions = point.find("directions");
-    plan.directions = directions != point.end() && directions->second ? Directions::split : Directions::joint;
-    const auto row_tiles = point.find("row_tiles");
-    plan.row_tiles = row_tiles != point.end() ? static_cast<int>(row_tiles->second) : 1;
-    if (plan.row_tiles < 1 || plan.row_tiles > max_row_tiles)
-      throw Error("a DG plan point with row_tiles outside 1.." + std::to_string(max_row_tiles) + ": " +
-                  rtcg::tune::to_string(point));
-    const auto k_unroll = point.find("k_unroll");
-    plan.k_unroll = k_unroll != point.end() ? static_cast<int>(k_unroll->second) : 0;
-    if (plan.k_unroll < 0 || plan.k_unroll > max_k_unroll)
-      throw Error("a DG plan point with k_unroll outside 0.." + std::to_string(max_k_unroll) + ": " +
-                  rtcg::tune::to_string(point));
-    const auto k_ahead = point.find("k_ahead");
-    plan.k_ahead = k_ahead != point.end() ? static_cast<int>(k_ahead->second) : 0;
-    if (plan.k_ahead < 0 || plan.k_ahead > max_k_ahead)
-      throw Error("a DG plan point with k_ahead outside 0.." + std::to_string(max_k_ahead) + ": " +
-                  rtcg::tune::to_string(point));
-    const auto groups = point.find("groups");
-    plan.groups_per_block = groups != point.end() ? static_cast<int>(groups->second) : 1;
-    if (plan.groups_per_block < 1 || plan.groups_per_block > max_groups_per_block)
-      throw Error("a DG plan point with groups outside 1.." + std::to_string(max_groups_per_block) + ": " +
-                  rtcg::tune::to_string(point));
-    const auto teams = point.find("teams");
-    plan.teams = teams != point.end() ? static_cast<int>(teams->second) : 1;
-    if (plan.teams < 1 || plan.teams > max_teams)
-      throw Error("a DG plan point with teams outside 1.." + std::to_string(max_teams) + ": " + rtcg::tune::to_string(point));
-    const auto geometry = point.find("geometry");
-    const std::int64_t place = geometry != point.end() ? geometry->second : 0;
-    if (place < 0 || place > static_cast<std::int64_t>(GeometryPlace::shared))
-      throw Error("a DG plan point with an unknown geometry value: " + rtcg::tune::to_string(point));
-    plan.geometry = static_cast<GeometryPlace>(place);
-    const auto connectivity = point.find("connectivity");
-    const std::int64_t connectivity_value = connectivity != point.end() ? connectivity->second : 0;
-    if (connectivity_value < 0 || connectivity_value > static_cast<std::int64_t>(Connectivity::faces))
-      throw Error("a DG plan point with an unknown connectivity value: " + rtcg::tune::to_string(point));
-    plan.connectivity = static_cast<Connectivity>(connectivity_value);
-    const auto align = point.find("align");
-    plan.align = align != point.end() ? static_cast<int>(align->second) : 0;
-    if (!valid_align(plan.align))
-      throw Error("a DG plan point with an align value that is not 0 or a power of two in 8.." +
-                  std::to_string(max_align_bytes) + ": " + rtcg::tune::to_string(point));
-    const auto tiles = point.find("tiles");
-    const std::int64_t tiles_value = tiles != point.end() ? tiles->second : 0;
-    if (tiles_value < 0 || tiles_value > static_cast<std::int64_t>(Tiles::columns))
-      throw Error("a DG plan point with an unknown tiles value: " + rtcg::tune::to_string(point));
-    plan.tiles = static_cast<Tiles>(tiles_value);
+  // The schema's order puts fusion first, so whether a value applies is known when it is read.
+  for (const PlanField& f : plan_fields()) {
+    if (!f.tuned) continue;
+    const auto it = point.find(f.key);
+    if (it == point.end()) {
+      // Points stored before a value existed have none: its default.
+      if (f.required && applies_to(f, plan))
+        throw Error(std::string("a DG plan point without '") + f.key + "': " + rtcg::tune::to_string(point));
+      continue;
+    }
+    const bool fits_int = it->second >= std::numeric_limits<int>::min() && it->second <= std::numeric_limits<int>::max();
+    const int value = fits_int ? static_cast<int>(it->second) : -1;
+    const std::string refusal = value_refusal(f, value);
+    if (!fits_int || !refusal.empty())
+      throw Error("a DG plan point with " + std::string(f.key) + " = " + std::to_string(it->second) + " (" + f.key + " is " +
+                  valid_values(f) + "): " + rtcg::tune::to_string(point));
+    if (applies_to(f, plan)) f.set(plan, value);
   }
-  const auto basis = point.find("basis");
-  const std::int64_t basis_value = basis != point.end() ? basis->second : 0;
-  if (basis_value < 0 || basis_value > static_cast<std::int64_t>(Basis::bernstein))
-    throw Error("a DG plan point with an unknown basis value: " + rtcg::tune::to_string(point));
-  plan.basis = static_cast<Basis>(basis_value);
-  const auto face_threads = point.find("face_threads");
-  plan.face_threads = face_threads != point.end() ? static_cast<int>(face_threads->second) : 1;
-  if (plan.face_threads != 1 && plan.face_threads != 2 && plan.face_threads != 4)
-    throw Error("a DG plan point with face_threads other than 1, 2 or 4: " + rtcg::tune::to_string(point));
-  // Points stored before the register cap was a plan value have no max_registers: 0.
-  const auto max_registers = point.find("max_registers");
-  plan.max_registers = max_registers != point.end() ? static_cast<int>(max_registers->second) : 0;
-  if (!valid_register_cap(plan.max_registers))
-    throw Error("a DG plan point with max_registers other than 0 or " + std::to_string(min_register_cap) + " to " +
-                std::to_string(max_register_cap) + ": " + rtcg::tune::to_string(point));
-  // Points stored before prefetch_update was a plan value have none: on.
-  const auto prefetch_update = point.find("prefetch_update");
-  const std::int64_t early = prefetch_update != point.end() ? prefetch_update->second : 1;
-  if (early != 0 && early != 1)
-    throw Error("a DG plan point with prefetch_update other than 0 or 1: " + rtcg::tune::to_string(point));
-  plan.prefetch_update = early == 1;
-  // Points stored before graph was a plan value have none: off.
-  const auto graph = point.find("graph");
-  const std::int64_t as_graph = graph != point.end() ? graph->second : 0;
-  if (as_graph != 0 && as_graph != 1) throw Error("a DG plan point with graph other than 0 or 1: " + rtcg::tune::to_string(point));
-  plan.graph = as_graph == 1;
   return plan;
 }
 
@@ -359,7 +263,7 @@ bool graph_possible(const Solver& solver) {
 }
 // Whether the space's graph = on is tried on the sweep's winner only (PlanSpace::graph).
 bool graph_on_winner_only(const Solver& solver, const PlanSpace& space) {
-  return space.prune && graph_possible(solver) && std::find(space.graph.begin(), space.graph.end(), true) != space.graph.end();
+  return space.prune && pruning_rules().find("graph.winner_only", solver.backend().device_info()) && graph_possible(solver) && std::find(space.graph.begin(), space.graph.end(), true) != space.graph.end();
 }
 }  // namespace
 
@@ -677,107 +581,121 @@ std::vector<int> register_caps(const rtcg::DeviceInfo& device, const rtcg::tune:
   return caps;
 }
 
+namespace {
+
+// "<what is dropped> (rule <name>: <finding>; <device>, <date>, <results file> at <commit>)": a
+// pruned plan's status names the rule and the measurement it rests on.
+std::string pruned_by(const PruningRule& rule, const std::string& what) {
+  std::string evidence;
+  for (const PruningRule::Evidence& e : rule.rests_on)
+    evidence += (evidence.empty() ? "" : "; ") + e.device + ", " + e.date + ", " + e.results +
+                (e.commit.empty() ? "" : " at " + e.commit);
+  return what + " (rule " + rule.name + ": " + rule.finding + (evidence.empty() ? "" : "; " + evidence) + ")";
+}
+
+const PruningRule* rule(std::string_view name, const rtcg::DeviceInfo& device) { return pruning_rules().find(name, device); }
+
+}  // namespace
+
 std::string pipelining_pruned(const KernelSpec& spec, const rtcg::DeviceInfo& device) {
   if (spec.plan.fusion != Fusion::stage || spec.plan.groups_per_block <= 1) return {};
+  if (!rule("pipelining.costs_blocks", device)) return {};
   return pipelining_pruned(spec, generate_kernels(spec), device);
 }
 
 std::string pipelining_pruned(const KernelSpec& spec, const GeneratedKernels& pipelined, const rtcg::DeviceInfo& device) {
   if (spec.plan.fusion != Fusion::stage || spec.plan.groups_per_block <= 1) return {};
+  const PruningRule* r = rule("pipelining.costs_blocks", device);
+  if (!r) return {};
   KernelSpec single = spec;
   single.plan.groups_per_block = 1;
   const GeneratedKernels one = generate_kernels(single);
   const int blocks_one = blocks_per_multiprocessor(device, one.stage_threads, one.stage_shared_bytes);
   const int blocks_pipelined = blocks_per_multiprocessor(device, pipelined.stage_threads, pipelined.stage_shared_bytes);
   if (blocks_one == 0 || blocks_pipelined >= blocks_one) return {};
-  return "pipelined groups would cost blocks per SM: " + std::to_string(blocks_pipelined) + " instead of " +
-         std::to_string(blocks_one) + " (" + std::to_string(pipelined.stage_shared_bytes) + " instead of " +
-         std::to_string(one.stage_shared_bytes) + " bytes of shared memory per block)";
+  return pruned_by(*r, "pipelined groups would cost blocks per SM: " + std::to_string(blocks_pipelined) + " instead of " +
+                           std::to_string(blocks_one) + " (" + std::to_string(pipelined.stage_shared_bytes) +
+                           " instead of " + std::to_string(one.stage_shared_bytes) + " bytes of shared memory per block)");
 }
 
 std::string prefetch_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool async_tried) {
-  if (!async_tried || plan.fusion != Fusion::stage || device.arch == "host" || device.compute_capability_major < 8)
-    return {};
+  if (!async_tried || plan.fusion != Fusion::stage) return {};
   if (plan.prefetch == Prefetch::off)
-    return "prefetch = async (tried too) starts the same loads sooner; plans without prefetch never came first by "
-           "more than 1 % (H100, 2026-11-26)";
+    if (const PruningRule* r = rule("prefetch.off_when_async", device))
+      return pruned_by(*r, "prefetch = async (tried too) starts the same loads sooner");
   if (plan.prefetch == Prefetch::on && plan.products == Products::scalar && plan.groups_per_block == 1)
-    return "scalar products: prefetch = async (tried too) starts the same loads sooner; never slower than on "
-           "(H100, 2026-11-26)";
+    if (const PruningRule* r = rule("prefetch.on_scalar_when_async", device))
+      return pruned_by(*r, "scalar products: prefetch = async (tried too) starts the same loads sooner");
   return {};
 }
 
 std::string tiling_pruned(const Plan& plan, const rtcg::DeviceInfo& device, bool single) {
-  if (plan.fusion != Fusion::stage || plan.products == Products::scalar || device.arch == "host" ||
-      device.compute_capability_major < 9)
-    return {};
+  if (plan.fusion != Fusion::stage || plan.products == Products::scalar) return {};
   const int elements = plan.stage_elements_per_block;  // 0: automatic
+  auto outside = [&](const PruningRule& r) {
+    return elements > 0 && (elements < r.parameter("min_elements") || elements > r.parameter("max_elements"));
+  };
   // Column tiles, FP64 or TF32 (measured with FP64 column tiles in float).
   if (plan.tiles == Tiles::columns) {
-    if (!single)
-      return "column tiles in double: the best column-tile plan 1-38 % behind the best row-tile plan (H100, "
-             "2026-11-27, orders 2-6)";
-    if (plan.row_tiles == 1)
-      return "column tiles with one operator row tile per warp item: never the best column-tile plan at float "
-             "orders 4-6 (H100, 2026-11-27)";
-    if (elements > 0 && (elements < 2 || elements > 8))
-      return "column tiles with " + std::to_string(elements) + " elements per block: 2 to 8 are tried, as for 16-row tiles";
-    if (plan.k_unroll != 0)
-      return "column tiles with k steps unrolled a set count (k_unroll): the best such plan 3-25 % behind the best "
-             "column-tile plan unrolled fully at float orders 2-7 (H100, 2026-11-27)";
+    if (const PruningRule* r = rule("tiling.columns_double", device); r && !single)
+      return pruned_by(*r, "column tiles in double");
+    if (const PruningRule* r = rule("tiling.columns_one_row_tile", device); r && plan.row_tiles == 1)
+      return pruned_by(*r, "column tiles with one operator row tile per warp item");
+    if (const PruningRule* r = rule("tiling.columns_elements", device); r && outside(*r))
+      return pruned_by(*r, "column tiles with " + std::to_string(elements) + " elements per block");
+    if (const PruningRule* r = rule("tiling.columns_k_unroll", device); r && plan.k_unroll != 0)
+      return pruned_by(*r, "column tiles with k steps unrolled a set count (k_unroll)");
   }
   // The rest was measured with FP64 tensor products only.
   if (plan.products != Products::tensor) return {};
-  if (plan.tile_rows == 16 && elements > 0 && (elements < 2 || elements > 8))
-    return "16-row tiles with " + std::to_string(elements) +
-           " elements per block: none came within 10 % of the winner (H100, 2026-11-26, orders 1-7, double and "
-           "float); 2 to 8 are tried";
-  if (plan.k_unroll != 0 && (plan.tile_rows != 16 || plan.prefetch != Prefetch::async))
-    return "k steps unrolled a set count (k_unroll): came first only with 16-row tiles and prefetch = async "
-           "(H100, 2026-11-26, orders 3-6, double and float)";
-  if (plan.k_ahead != 0 && plan.derivative != Derivative::state)
-    return "a k step loaded ahead (k_ahead) with the flux derivative: slower than without in most plans, up to 37 % "
-           "(H100, 2026-11-26, orders 3-6, double and float)";
+  if (const PruningRule* r = rule("tiling.rows16_elements", device); r && plan.tile_rows == 16 && outside(*r))
+    return pruned_by(*r, "16-row tiles with " + std::to_string(elements) + " elements per block");
+  if (const PruningRule* r = rule("tiling.k_unroll", device);
+      r && plan.k_unroll != 0 && (plan.tile_rows != 16 || plan.prefetch != Prefetch::async))
+    return pruned_by(*r, "k steps unrolled a set count (k_unroll) other than with 16-row tiles and prefetch = async");
+  if (const PruningRule* r = rule("tiling.k_ahead_flux", device);
+      r && plan.k_ahead != 0 && plan.derivative != Derivative::state)
+    return pruned_by(*r, "a k step loaded ahead (k_ahead) with the flux derivative");
   return {};
 }
 
 std::string basis_pruned(const Plan& plan, int order, int faces, const rtcg::DeviceInfo& device) {
-  if (plan.basis != Basis::bernstein || device.arch == "host") return {};
-  if (plan.operators != Operators::stencil)
-    return "Bernstein plans other than the lattice stencil: the best literal one was 2-18 % behind the best stencil "
-           "plan at orders 5-7 (H100, 2026-11-28)";
-  if (order < 4)
-    return "the Bernstein stencil below order 4: its best plan 4.6 % behind the nodal winner at double order 3 and "
-           "25 % at order 2, 10 % and 37 % in float (H200, 2026-11-28; those best plans put a column's faces on 1 or 2 "
-           "threads)";
+  if (plan.basis != Basis::bernstein) return {};
+  if (const PruningRule* r = rule("basis.not_stencil", device); r && plan.operators != Operators::stencil)
+    return pruned_by(*r, "Bernstein plans other than the lattice stencil");
+  if (const PruningRule* r = rule("basis.below_order", device); r && order < r->parameter("min_order"))
+    return pruned_by(*r, "the Bernstein stencil below order " + std::to_string(static_cast<int>(r->parameter("min_order"))));
   const int most = faces >= 4 ? 4 : 2;  // face_threads is 1, 2 or 4, at most the element's faces
-  if (plan.face_threads < most)
-    return "the layered LIFT's faces on fewer threads per column than " + std::to_string(most) +
-           ": 4 threads were 4-13 % faster than 1 or 2 at every order 4-7 (H100, 2026-11-28)";
-  if (plan.layout != Layout::element_major || plan.geometry != GeometryPlace::global || plan.prefetch != Prefetch::async)
-    return "stencil plans other than element-major with prefetch async and the geometry in global memory: within "
-           "0.1 % of them at best, 0.2-3 % behind at orders 4-6 (H100, 2026-11-28)";
+  if (const PruningRule* r = rule("basis.face_threads", device); r && plan.face_threads < most)
+    return pruned_by(*r, "the layered LIFT's faces on fewer threads per column than " + std::to_string(most));
+  if (const PruningRule* r = rule("basis.stencil_layout", device);
+      r && (plan.layout != Layout::element_major || plan.geometry != GeometryPlace::global ||
+            plan.prefetch != Prefetch::async))
+    return pruned_by(*r, "stencil plans other than element-major with prefetch async and the geometry in global memory");
   return {};
 }
 
 std::string update_pruned(const Plan& plan, const rtcg::DeviceInfo& device) {
-  if (plan.prefetch_update || device.arch == "host" || plan.operators == Operators::stencil) return {};
-  return "the update input read late (prefetch_update = off) outside the stencil plans: the registers it saves fit "
-         "another block per SM only there (nvcc 13, sm_90); --space prune=off tries it on every plan it fits";
+  if (plan.prefetch_update || plan.operators == Operators::stencil) return {};
+  if (const PruningRule* r = rule("update.outside_stencil", device))
+    return pruned_by(*r, "the update input read late (prefetch_update = off) outside the stencil plans; --space "
+                         "prune=off tries it on every plan it fits");
+  return {};
 }
 
 std::string operators_pruned(const Plan& plan, long long operator_nonzeros, const rtcg::DeviceInfo& device,
                              bool single) {
-  if (plan.fusion != Fusion::stage || device.arch == "host") return {};
+  if (plan.fusion != Fusion::stage) return {};
   if (plan.basis == Basis::bernstein && plan.operators == Operators::literals) return {};
-  if (plan.operators == Operators::constant)
-    return "operators in constant memory: behind literal operators at orders 1-3 (1.01-2.5x) and behind the winner "
-           "at orders 1-4 (H100, 2026-11-27); --space operators=constant tries them with prune=off";
-  const long long limit = single ? 2048 : 1024;
-  if (plan.operators == Operators::literals && operator_nonzeros > limit)
-    return "operators as literals with " + std::to_string(operator_nonzeros) + " non-zero entries of D and LIFT: above " +
-           (single ? "2,048 in float" : "1,024 in double") +
-           " the literal code ran 1.4-4.7x slower than the winner (H100, 2026-11-27, orders 3-4 on tetrahedra)";
+  if (const PruningRule* r = rule("operators.constant", device); r && plan.operators == Operators::constant)
+    return pruned_by(*r, "operators in constant memory; --space operators=constant tries them with prune=off");
+  if (const PruningRule* r = rule("operators.literals_size", device); r && plan.operators == Operators::literals) {
+    const double limit = r->parameter(single ? "max_nonzeros_float" : "max_nonzeros_double");
+    if (static_cast<double>(operator_nonzeros) > limit)
+      return pruned_by(*r, "operators as literals with " + std::to_string(operator_nonzeros) +
+                               " non-zero entries of D and LIFT, more than " + std::to_string(static_cast<long long>(limit)) +
+                               (single ? " in float" : " in double"));
+  }
   return {};
 }
 

@@ -1,6 +1,6 @@
-// The discretization as the generated kernels read it (private to the solver target): host
-// arrays in the layouts dg/kernels.hpp documents, uploaded by the solver and by the library
-// formulation that `rtdg bench` compares against.
+// The discretization as the generated kernels read it (private to dg: the kernels own this
+// layout): host arrays in the layouts dg/kernels.hpp documents, uploaded by the solver and by
+// the library formulation that `rtdg bench` compares against.
 #pragma once
 
 #include "dg/discretization.hpp"

@@ -1,4 +1,4 @@
-#include "solver/geometry_arrays.hpp"
+#include "kernels/geometry_arrays.hpp"
 
 #include "dg/error.hpp"
 
