@@ -417,7 +417,7 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
             auto result = std::make_shared<DeviceArray>(*a);
             result->shape = shape;
             if (result->size() != a->size())
-              throw py::value_error("reshape: the new shape has " + std::to_string(result->size()) + " elements, the array " +
+              throw py::value_error("reshape: the new shape has " + std::to_string(result->size()) + " elements, the array has " +
                                     std::to_string(a->size()));
             return result;
           },

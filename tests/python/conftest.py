@@ -1,0 +1,41 @@
+"""pytest set-up for the rtdg Python package (ctest: Python.pytest, Python.pytest_gpu).
+
+Tests marked `gpu` need a usable CUDA device and skip without one; the rest run on the host
+backend. RTDG_SOURCE_DIR names the repository (ctest sets it; default: two folders up)."""
+
+import os
+import pathlib
+
+import pytest
+
+import rtdg
+
+SOURCE_DIR = pathlib.Path(os.environ.get("RTDG_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+DATA = SOURCE_DIR / "data"
+HAVE_GMSH = os.environ.get("RTDG_HAVE_GMSH", "1") not in ("0", "OFF", "FALSE", "")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU (skipped without one)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if rtdg.cuda_available():
+        return
+    skip = pytest.mark.skip(reason="no usable CUDA device: " + rtdg.cuda_unavailable_reason())
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def host():
+    return rtdg.backend("host")
+
+
+@pytest.fixture
+def cuda():
+    return rtdg.backend("cuda")
+
+
+needs_gmsh = pytest.mark.skipif(not HAVE_GMSH, reason="this rtdg was built without Gmsh (the configs mesh .geo files)")
