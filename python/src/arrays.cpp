@@ -159,9 +159,8 @@ py::object export_dlpack(const py::object& self, const py::object& stream, const
     fill_tensor(tensor->dl_tensor, a, *exported);
     return py::reinterpret_steal<py::object>(PyCapsule_New(tensor, "dltensor_versioned", capsule_destructor));
   }
-  if (a.readonly)
-    throw py::buffer_error("__dlpack__: this array is read-only, which the unversioned DLPack protocol cannot say; "
-                           "the consumer must ask for DLPack 1.0 (max_version=(1, 0)), or use array.copy()");
+  // The unversioned protocol has no read-only flag: a consumer of it (numpy before 2.1, which
+  // marks every import read-only itself) is trusted not to write into a read-only array.
   auto* tensor = new dlpack::ManagedTensor{};
   tensor->manager_ctx = exported;
   tensor->deleter = [](dlpack::ManagedTensor* t) {
