@@ -282,8 +282,9 @@ std::shared_ptr<DeviceArray> from_dlpack(const py::handle& object, rtcg::Backend
 }
 
 py::array to_numpy(const DeviceArray& a) {
-  std::vector<py::ssize_t> shape(a.shape.begin(), a.shape.end());
-  py::array result(a.dtype(), shape);
+  std::vector<py::ssize_t> shape;
+  for (const std::size_t n : a.shape) shape.push_back(static_cast<py::ssize_t>(n));
+  py::array result = new_array(a.dtype(), rtcg::size_of(a.type), shape);
   if (a.bytes()) a.backend->copy_to_host(result.mutable_data(), a.data, a.bytes());
   return result;
 }
@@ -307,6 +308,16 @@ std::string describe(const DeviceArray& a) {
 }
 
 }  // namespace
+
+py::array new_array(const py::dtype& dtype, std::size_t itemsize, const std::vector<py::ssize_t>& shape) {
+  std::vector<py::ssize_t> strides(shape.size());
+  auto stride = static_cast<py::ssize_t>(itemsize);
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  return py::array(dtype, shape, strides);
+}
 
 std::size_t DeviceArray::size() const {
   std::size_t n = 1;

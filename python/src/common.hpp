@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,16 @@ rtcg::ScalarType scalar_type_from(const py::dtype& dtype);
 // A device array from something else: a DeviceArray itself, or any object with __dlpack__
 // (zero-copy; on `backend` when given, else the backend of the object's device).
 std::shared_ptr<DeviceArray> as_device_array(const py::handle& object, rtcg::Backend* backend);
+
+// A new C-contiguous numpy array with its strides computed here: pybind11 before 2.12 computes
+// strides from the dtype's element size as numpy 1 lays it out, which numpy 2 moved.
+py::array new_array(const py::dtype& dtype, std::size_t itemsize, const std::vector<py::ssize_t>& shape);
+template <class T>
+py::array numpy_copy(const std::vector<py::ssize_t>& shape, const T* values) {
+  py::array result = new_array(py::dtype::of<T>(), sizeof(T), shape);
+  if (result.size()) std::memcpy(result.mutable_data(), values, static_cast<std::size_t>(result.size()) * sizeof(T));
+  return result;
+}
 
 void bind_arrays(py::module_& m);
 void bind_kernels(py::module_& m);

@@ -151,13 +151,11 @@ std::shared_ptr<PySolver> make_solver(const config::RunConfig& cfg, bool echo) {
   return s;
 }
 
-py::array_t<double> state_array(const PySolver& s, const std::vector<double>& values) {
+py::array state_array(const PySolver& s, const std::vector<double>& values) {
   const auto C = static_cast<py::ssize_t>(s.solver->components());
   const auto K = static_cast<py::ssize_t>(s.disc.K);
   const auto Np = static_cast<py::ssize_t>(s.disc.element.Np);
-  py::array_t<double> result({C, K, Np});
-  std::copy(values.begin(), values.end(), result.mutable_data());
-  return result;
+  return numpy_copy<double>({C, K, Np}, values.data());
 }
 
 void advance(PySolver& s, double until, const py::object& callback, long long every, long long max_steps) {
@@ -339,11 +337,10 @@ it with DLPack (numpy.from_dlpack on the host backend, cupy/torch.from_dlpack on
           py::arg("component"), py::arg("element"), py::arg("node"))
       .def("coordinates", [](const PySolver& s) {
         const auto K = static_cast<py::ssize_t>(s.disc.K), Np = static_cast<py::ssize_t>(s.disc.element.Np);
-        py::array_t<double> xyz({static_cast<py::ssize_t>(s.disc.dim), K, Np});
+        std::vector<double> xyz;
         const Eigen::MatrixXd* c[3] = {&s.disc.x, &s.disc.y, &s.disc.z};
-        for (int d = 0; d < s.disc.dim; ++d)
-          std::copy(c[d]->data(), c[d]->data() + c[d]->size(), xyz.mutable_data() + d * K * Np);
-        return xyz;
+        for (int d = 0; d < s.disc.dim; ++d) xyz.insert(xyz.end(), c[d]->data(), c[d]->data() + c[d]->size());
+        return numpy_copy<double>({static_cast<py::ssize_t>(s.disc.dim), K, Np}, xyz.data());
       }, "coordinates() -> numpy.ndarray\n\nThe nodes' coordinates, shape (dimension, elements, nodes).")
       .def("exact", [](const PySolver& s, const py::object& t) {
         return state_array(s, s.solver->exact_values(t.is_none() ? s.t : t.cast<double>()));
@@ -365,13 +362,11 @@ it with DLPack (numpy.from_dlpack on the host backend, cupy/torch.from_dlpack on
           for (std::string cell; std::getline(header, cell, ',');) columns.push_back(cell);
           columns.erase(columns.begin(), columns.begin() + 2);  // time, step
           d["columns"] = columns;
-          d["time"] = py::array_t<double>(static_cast<py::ssize_t>(r.time.size()), r.time.data());
-          d["step"] = py::array_t<long long>(static_cast<py::ssize_t>(r.step.size()), r.step.data());
           const auto rows = static_cast<py::ssize_t>(r.time.size());
           const auto cols = static_cast<py::ssize_t>(columns.size());
-          py::array_t<double> values({rows, cols});
-          std::copy(r.values.begin(), r.values.end(), values.mutable_data());
-          d["values"] = values;
+          d["time"] = numpy_copy<double>({rows}, r.time.data());
+          d["step"] = numpy_copy<long long>({rows}, r.step.data());
+          d["values"] = numpy_copy<double>({rows, cols}, r.values.data());
           out[py::str(s.probes->spec(p).name)] = d;
         }
         return out;
