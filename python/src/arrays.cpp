@@ -377,9 +377,7 @@ through the system C++ compiler). Get one with rtdg.backend(); it lives as long 
       .def("__repr__", [](const rtcg::Backend& b) { return "rtdg.Backend(" + b.name() + ": " + b.device_info().name + ")"; });
 
   m.def("backend", &backend_from, py::arg("which") = py::none(), py::return_value_policy::reference,
-        R"(backend(which="auto") -> Backend
-
-"cuda", "host" or "auto" (cuda when a GPU is usable, else host). Raises rtdg.Error for "cuda"
+        R"("cuda", "host" or "auto" (cuda when a GPU is usable, else host). Raises rtdg.Error for "cuda"
 without a usable GPU, saying why.)");
   m.def("cuda_available", &rtcg::cuda_available, "True when the CUDA driver loads and a device is usable.");
   m.def("cuda_unavailable_reason", &rtcg::cuda_unavailable_reason, "Why cuda_available() is False (\"\" otherwise).");
@@ -400,9 +398,9 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
       .def_property_readonly("backend", [](const DeviceArray& a) -> rtcg::Backend& { return *a.backend; },
                              py::return_value_policy::reference)
       .def("__len__", [](const DeviceArray& a) { return a.shape.empty() ? std::size_t{1} : a.shape[0]; })
-      .def("get", &to_numpy, "get() -> numpy.ndarray\n\nA copy of the values in host memory (waits for the device).")
+      .def("get", &to_numpy, "A copy of the values in host memory (waits for the device).")
       .def("set", &set_from, py::arg("values"),
-           "set(values)\n\nCopies values (array-like of the same size; cast to this dtype) into the array.")
+           "Copies values (array-like of the same size; cast to this dtype) into the array.")
       .def(
           "fill",
           [](DeviceArray& a, const py::object& value) {
@@ -412,7 +410,7 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
               rtcg::ArrayView<T>(*a.backend, static_cast<T*>(a.data), a.size()).fill(value.cast<T>());
             });
           },
-          py::arg("value"), "fill(value)\n\nSets every element to value.")
+          py::arg("value"), "Sets every element to value.")
       .def(
           "copy",
           [](const DeviceArray& a) {
@@ -420,7 +418,7 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
             if (a.bytes()) a.backend->copy_on_device(result->data, a.data, a.bytes());
             return result;
           },
-          "copy() -> Array\n\nA new array with a copy of the values (on the device).")
+          "A new array with a copy of the values (on the device).")
       .def(
           "reshape",
           [](const std::shared_ptr<DeviceArray>& a, const std::vector<std::size_t>& shape) {
@@ -431,10 +429,10 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
                                     std::to_string(a->size()));
             return result;
           },
-          py::arg("shape"), "reshape(shape) -> Array\n\nThe same memory with another shape of the same size.")
+          py::arg("shape"), "The same memory with another shape of the same size.")
       .def("__dlpack__", &export_dlpack, py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
            py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
-           "__dlpack__(stream=None, max_version=None, dl_device=None, copy=None)\n\nThe DLPack capsule of this array, "
+           "The DLPack capsule of this array, "
            "without a copy (the array stays alive while the consumer holds it). Work queued on rtdg's CUDA stream is "
            "finished first.")
       .def("__dlpack_device__",
@@ -446,7 +444,7 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
       .def("__repr__", &describe);
 
   m.def("to_device", &to_device, py::arg("values"), py::arg("dtype") = py::none(), py::arg("backend") = py::none(),
-        "to_device(values, dtype=None, backend=None) -> Array\n\nA new device array holding a copy of values (a numpy "
+        "A new device array holding a copy of values (a numpy "
         "array or anything numpy.asarray takes), in dtype (default: the values' own; float32, float64, int32, int64).");
   m.def(
       "empty",
@@ -456,12 +454,12 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
         return empty_array(backend_from(which), s, scalar_type_from(py::dtype::from_args(dtype)));
       },
       py::arg("shape"), py::arg("dtype") = "float64", py::arg("backend") = py::none(),
-      "empty(shape, dtype=\"float64\", backend=None) -> Array\n\nA new array with uninitialised values.");
+      "A new array with uninitialised values.");
   m.def("from_dlpack", [](const py::object& tensor, const py::object& which) {
         return from_dlpack(tensor, which.is_none() ? nullptr : &backend_from(which));
       },
       py::arg("tensor"), py::arg("backend") = py::none(),
-      "from_dlpack(tensor, backend=None) -> Array\n\nThe memory of a DLPack tensor (numpy, CuPy, PyTorch, JAX) as an "
+      "The memory of a DLPack tensor (numpy, CuPy, PyTorch, JAX) as an "
       "rtdg array, without a copy: on the host backend for CPU memory, on cuda for the GPU rtdg uses. It must be "
       "C-contiguous; the tensor stays alive while the array does.");
 }

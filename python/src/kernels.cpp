@@ -217,11 +217,11 @@ parameter (rtdg.LaunchError says which argument and why).)")
           "occupancy",
           [](const KernelHandle& k, int block, std::size_t shared) { return k.kernel->occupancy(block, shared); },
           py::arg("block_size"), py::arg("shared_bytes") = 0,
-          "occupancy(block_size, shared_bytes=0) -> float or None\n\nThe fraction of a multiprocessor's thread slots in use "
+          "The fraction of a multiprocessor's thread slots in use "
           "(None on the host backend).")
       .def("__call__", &KernelHandle::launch, py::arg("grid") = py::none(), py::arg("block") = py::none(),
            py::arg("shared") = 0,
-           "kernel(*args, grid=(1,), block=(1,), shared=0)\n\nLaunches (asynchronously on cuda). grid and block are "
+           "Launches (asynchronously on cuda). grid and block are "
            "an int or 1 to 3 extents; shared is the dynamic shared memory per block in bytes.")
       .def("__repr__", [](const KernelHandle& k) { return "rtdg.Kernel(" + k.kernel->name() + ")"; });
 
@@ -233,7 +233,7 @@ parameter (rtdg.LaunchError says which argument and why).)")
             return std::make_shared<KernelHandle>(h.module, h.module->kernel(name), *h.backend);
           },
           py::arg("name"),
-          "get_function(name) -> Kernel\n\nThe kernel of that name (its extern \"C\" name, or a name expression given "
+          "The kernel of that name (its extern \"C\" name, or a name expression given "
           "when compiling). Raises rtdg.Error listing the module's kernels when there is none.")
       .def_property_readonly(
           "kernel_names",
@@ -262,9 +262,7 @@ parameter (rtdg.LaunchError says which argument and why).)")
         py::arg("options") = std::vector<std::string>{}, py::arg("name") = "program",
         py::arg("include_dirs") = std::vector<std::string>{}, py::arg("no_extern_c") = false,
         py::arg("name_expressions") = std::vector<std::string>{},
-        R"(SourceModule(source, backend=None, options=[], name="program", include_dirs=[], no_extern_c=False, name_expressions=[]) -> Module
-
-Compiles a source string through the compile cache (in-process, then on disk) and loads it, as
+        R"(Compiles a source string through the compile cache (in-process, then on disk) and loads it, as
 PyCUDA's SourceModule. The portable dialect of <rtcg/kernel.h> (RTCG_KERNEL, RTCG_GLOBAL_LOOP,
 RTCG_DEVICE, RTCG_RESTRICT) is always included, so one source compiles with NVRTC (cuda) and
 the C++ compiler (host); plain CUDA (__global__, threadIdx) compiles on cuda only. Raises
@@ -316,7 +314,7 @@ const pointers for read-only inputs); the operation is C code in terms of i and 
             k.kernel().launch(k.shape(count), std::move(bound));
           },
           py::arg("n") = py::none(),
-          "kernel(*args, n=None)\n\nRuns over n elements (default: the common size of the array arguments), "
+          "Runs over n elements (default: the common size of the array arguments), "
           "asynchronously on cuda.")
       .def_property_readonly("source", &rtcg::ElementwiseKernel::source, "The generated source.")
       .def_property_readonly("name", [](const rtcg::ElementwiseKernel& k) { return k.spec().name; })
@@ -406,7 +404,7 @@ identity. Results are deterministic: the same bits run after run for the same si
             }
           },
           py::arg("n") = py::none(), py::arg("out") = py::none(),
-          "reduction(*args, n=None, out=None)\n\nReduces over n elements (default: the arrays' common size). Returns "
+          "Reduces over n elements (default: the arrays' common size). Returns "
           "the value as a Python number (waiting for the device), or, with out (an rtdg array), writes out[0] on the "
           "device without waiting and returns out.")
       .def_property_readonly("source", &rtcg::ReductionEngine::source, "The generated source (both passes).");

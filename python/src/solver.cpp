@@ -191,7 +191,7 @@ makes one from a dict. Errors raise rtdg.ConfigError listing every problem as fi
             return config::parse_config(text, file, overrides);
           },
           py::arg("text"), py::arg("file") = "config.toml", py::arg("overrides") = std::vector<std::string>{},
-          "from_text(text, file=\"config.toml\", overrides=[]) -> Config")
+          "A config from TOML text; relative paths are resolved against file's folder.")
       .def_readonly("name", &config::RunConfig::name)
       .def_readonly("backend", &config::RunConfig::backend)
       .def_readonly("precision", &config::RunConfig::precision)
@@ -239,18 +239,20 @@ rtdg.LawError with every problem as file:line:column.)")
       .def_property_readonly("description", &dg::Plan::describe)
       .def("__eq__", [](const dg::Plan& a, const dg::Plan& b) { return a == b; });
   m.def("plan_from_text", &dg::plan_from_text, py::arg("text"),
-        "plan_from_text(text) -> Plan\n\nRaises rtdg.Error naming the word at fault.");
+        "Raises rtdg.Error naming the word at fault.");
 
   py::class_<PySolver, std::shared_ptr<PySolver>>(m, "Solver", R"(Solver(config, overrides=[], verbose=False)
 
-The DG solver of a run config (a path, an rtdg.Config, or a dict through rtdg.config_from_dict),
+The DG solver of a run config (a path, an rtdg.Config, or a dict as rtdg.config_from_dict takes it),
 set up as `rtdg run` sets it up: law, mesh, discretization, generated kernels on the config's
 backend, the plan (run.plan, else the tuning database as RTDG_TUNE says), the initial state
 (initial.condition), the time step (time.dt or time.cfl), probes and the far-field transform.
 Python drives the time loop: step(), advance(t, callback). Nothing is written to disk.)")
       .def(py::init([](const py::object& config, const std::vector<std::string>& overrides, bool verbose) {
              config::RunConfig cfg;
-             if (py::isinstance<config::RunConfig>(config)) {
+             if (py::isinstance<py::dict>(config)) {
+               cfg = py::module_::import("rtdg.config").attr("config_from_dict")(config, ".", overrides).cast<config::RunConfig>();
+             } else if (py::isinstance<config::RunConfig>(config)) {
                cfg = config.cast<config::RunConfig>();
                if (!overrides.empty()) cfg = config::parse_config(cfg.effective_toml, cfg.file, overrides);
              } else {
@@ -284,26 +286,54 @@ Python drives the time loop: step(), advance(t, callback). Nothing is written to
       .def_property_readonly("plan_source", [](const PySolver& s) { return s.plan_source; })
       .def(
           "set_plan", [](PySolver& s, const dg::Plan& plan) { s.solver->set_plan(plan); }, py::arg("plan"),
-          "set_plan(plan)\n\nRegenerates the kernels with another plan, keeping the state.")
+          "Regenerates the kernels with another plan, keeping the state.")
+      .def(
+          "tune_plan",
+          [](PySolver& s, const std::string& mode, const py::object& budget) {
+            const rtcg::tune::TuneMode tune_mode = mode == "off"    ? rtcg::tune::TuneMode::off
+                                           : mode == "auto" ? rtcg::tune::TuneMode::automatic
+                                           : mode == "force"
+                                               ? rtcg::tune::TuneMode::force
+                                               : throw py::value_error("tune_plan: mode is \"off\", \"auto\" or \"force\", not \"" + mode + "\"");
+            const std::vector<double> state = s.solver->state();  // tuning steps the solver from a state of its own
+            const dg::PlanChoice choice =
+                dg::choose_plan(*s.solver, tune_mode, rtcg::tune::global_tuning_db(),
+                                budget.is_none() ? dg::tune_budget_seconds() : budget.cast<double>(),
+                                dg::PlanSpace::for_backend(s.solver->backend().kind()), &s.log);
+            s.solver->set_state(state);
+            s.plan_source = choice.source;
+            s.flush_log();
+            py::dict result;
+            result["plan"] = choice.plan;
+            result["source"] = choice.source;
+            result["tuning"] = choice.tuned ? py::cast(*choice.tuned) : py::none();
+            return result;
+          },
+          py::arg("mode") = "force", py::arg("budget") = py::none(),
+          R"(Chooses the kernel plan as `rtdg tune dg` does: "force" times the plan space now (within
+budget seconds, default RTDG_TUNE_BUDGET) and stores the winner in the tuning database; "auto"
+takes the database's entry if there is one; "off" the default plan. The solver is left on the
+chosen plan with its state kept. Returns {"plan": Plan, "source": str, "tuning": TuningResult or
+None}: the tuning's every plan with its time and status when one ran.)")
       .def(
           "step",
           [](PySolver& s, long long n) {
             for (long long i = 0; i < n; ++i) s.step_once(HUGE_VAL);
           },
-          py::arg("n") = 1, "step(n=1)\n\nTakes n steps of dt (asynchronously on cuda: nothing waits for the device).")
+          py::arg("n") = 1, "Takes n steps of dt (asynchronously on cuda: nothing waits for the device).")
       .def("advance", &advance, py::arg("t"), py::arg("callback") = py::none(), py::arg("every") = 1,
            py::arg("max_steps") = 0,
-           "advance(t, callback=None, every=1, max_steps=0)\n\nSteps to time t, the last step shortened to land on it. "
+           "Steps to time t, the last step shortened to land on it. "
            "callback(solver) runs every `every` steps and after the last; returning False stops early (progress, "
            "stopping criteria). max_steps > 0 caps the steps of this call. Ctrl-C stops it with KeyboardInterrupt.")
       .def(
           "run", [](PySolver& s, const py::object& callback, long long every) { advance(s, s.cfg.final_time, callback, every, 0); },
           py::arg("callback") = py::none(), py::arg("every") = 1,
-          "run(callback=None, every=1)\n\nadvance() to the config's time.final.")
+          "advance() to the config's time.final.")
       .def("reset", &PySolver::reset_state, "Back to t = 0 with the initial state (probe records and far-field sums kept).")
       .def("synchronize", [](PySolver& s) { s.solver->backend().synchronize(); }, "Waits for the queued steps.")
       .def("state", [](const PySolver& s) { return state_array(s, s.solver->state()); },
-           "state() -> numpy.ndarray\n\nA copy of the state, shape (components, elements, nodes), float64, nodal values.")
+           "A copy of the state, shape (components, elements, nodes), float64, nodal values.")
       .def(
           "set_state",
           [](PySolver& s, const py::array_t<double, py::array::c_style | py::array::forcecast>& values) {
@@ -312,7 +342,7 @@ Python drives the time loop: step(), advance(t, callback). Nothing is written to
                                     " values (components x elements x nodes), the array " + std::to_string(values.size()));
             s.solver->set_state(std::span<const double>(values.data(), s.solver->size()));
           },
-          py::arg("values"), "set_state(values)\n\nSets the state from an array of shape (components, elements, nodes).")
+          py::arg("values"), "Sets the state from an array of shape (components, elements, nodes).")
       .def(
           "state_view",
           [](const py::object& self) {
@@ -327,9 +357,7 @@ Python drives the time loop: step(), advance(t, callback). Nothing is written to
             a->lender = self;
             return a;
           },
-          R"(state_view() -> Array
-
-The state in device memory without a copy (read-only, 1-D, the kernels' layout and precision:
+          R"(The state in device memory without a copy (read-only, 1-D, the kernels' layout and precision:
 value (c, k, i) at index device_index(c, k, i)). Valid until the next step or set_plan; export
 it with DLPack (numpy.from_dlpack on the host backend, cupy/torch.from_dlpack on cuda).)")
       .def(
@@ -341,10 +369,10 @@ it with DLPack (numpy.from_dlpack on the host backend, cupy/torch.from_dlpack on
         const Eigen::MatrixXd* c[3] = {&s.disc.x, &s.disc.y, &s.disc.z};
         for (int d = 0; d < s.disc.dim; ++d) xyz.insert(xyz.end(), c[d]->data(), c[d]->data() + c[d]->size());
         return numpy_copy<double>({static_cast<py::ssize_t>(s.disc.dim), K, Np}, xyz.data());
-      }, "coordinates() -> numpy.ndarray\n\nThe nodes' coordinates, shape (dimension, elements, nodes).")
+      }, "The nodes' coordinates, shape (dimension, elements, nodes).")
       .def("exact", [](const PySolver& s, const py::object& t) {
         return state_array(s, s.solver->exact_values(t.is_none() ? s.t : t.cast<double>()));
-      }, py::arg("t") = py::none(), "exact(t=None) -> numpy.ndarray\n\nThe law's exact solution at the nodes at time t (default: now).")
+      }, py::arg("t") = py::none(), "The law's exact solution at the nodes at time t (default: now).")
       .def("l2_norm", [](const PySolver& s, const py::array_t<double, py::array::c_style | py::array::forcecast>& v) {
         if (static_cast<std::size_t>(v.size()) != s.solver->size()) throw py::value_error("l2_norm: wrong size");
         return s.solver->l2_norm(std::span<const double>(v.data(), s.solver->size()));
@@ -370,9 +398,7 @@ it with DLPack (numpy.from_dlpack on the host backend, cupy/torch.from_dlpack on
           out[py::str(s.probes->spec(p).name)] = d;
         }
         return out;
-      }, R"(probes() -> dict
-
-Every [[probe]] of the config recorded so far: name -> {"columns": ["Ez@0", ...], "time": (rows,),
+      }, R"(Every [[probe]] of the config recorded so far: name -> {"columns": ["Ez@0", ...], "time": (rows,),
 "step": (rows,), "values": (rows, columns)} as numpy arrays (the columns of the probe's CSV).)")
       .def_property_readonly("has_far_field", [](const PySolver& s) { return s.farfield != nullptr; })
       .def(

@@ -222,9 +222,7 @@ anything runs (block size, shared memory, spills).)")
         py::arg("problem") = std::pair<std::string, std::int64_t>{"python", 0}, py::arg("backend") = py::none(),
         py::arg("warmup_runs") = 2, py::arg("min_runs") = 5, py::arg("max_runs") = 25, py::arg("time_budget") = 0.0,
         py::arg("compile_threads") = 0u, py::arg("store") = false,
-        R"(tune(family, space, generate, default=None, parameter_order=[], constraints=[], check=None, reset=None, bytes_per_run=0, problem=("python", 0), backend=None, warmup_runs=2, min_runs=5, max_runs=25, time_budget=0, compile_threads=0, store=False) -> TuningResult
-
-Tunes a kernel family with rtcg's tuner. space maps parameter names to candidate integers;
+        R"(Tunes a kernel family with rtcg's tuner. space maps parameter names to candidate integers;
 generate(point) returns an rtdg.Variant for a point (a dict), or None to prune it; it is
 called from several threads (each holding the GIL in turn). constraints: (description,
 predicate(point)) pairs. check() returns None/""/True when the outputs are right after one run

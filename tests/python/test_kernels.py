@@ -13,6 +13,11 @@ RTCG_KERNEL(scale)(double* RTCG_RESTRICT y, const double* RTCG_RESTRICT x, doubl
 """
 
 
+def test_help_shows_signatures():
+    assert "source: str" in rtdg.SourceModule.__doc__
+    assert "t: float" in rtdg.Solver.advance.__doc__
+
+
 def test_source_module_launch(host):
     mod = rtdg.SourceModule(SCALE, backend=host, name="scale_test")
     assert "scale" in mod.kernel_names

@@ -142,3 +142,21 @@ def test_solver_errors_carry_the_cpp_message(tmp_path):
         assert "nowhere" in str(e)
     else:
         pytest.fail("a boundary the mesh lacks must raise")
+
+
+@needs_gmsh
+def test_solver_from_a_dict_and_plan_tuning(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    solver = rtdg.Solver(CAVITY)
+    solver.step(3)
+    before = solver.state()
+    off = solver.tune_plan("off")
+    assert off["tuning"] is None and isinstance(off["plan"], rtdg.Plan)
+    tuned = solver.tune_plan("force", budget=3)
+    result = tuned["tuning"]
+    assert isinstance(result, rtdg.TuningResult) and result.variants
+    assert result.variants[0]["status"] in ("ok", "budget")
+    assert solver.plan == tuned["plan"] and "tuned" in tuned["source"]
+    np.testing.assert_array_equal(solver.state(), before)  # the state survives the tuning
+    with pytest.raises(ValueError, match="force"):
+        solver.tune_plan("sometimes")
