@@ -397,7 +397,10 @@ __dlpack_device__) lends it to numpy (host backend), CuPy, PyTorch or JAX withou
                              "The address of the first element (a device pointer on cuda).")
       .def_property_readonly("backend", [](const DeviceArray& a) -> rtcg::Backend& { return *a.backend; },
                              py::return_value_policy::reference)
-      .def("__len__", [](const DeviceArray& a) { return a.shape.empty() ? std::size_t{1} : a.shape[0]; })
+      .def("__len__", [](const DeviceArray& a) {
+        if (a.shape.empty()) throw py::type_error("len() of a 0-d array");
+        return a.shape[0];
+      })
       .def("get", &to_numpy, "A copy of the values in host memory (waits for the device).")
       .def("set", &set_from, py::arg("values"),
            "Copies values (array-like of the same size; cast to this dtype) into the array.")
