@@ -126,6 +126,8 @@ def test_early_stop_state_round_trip_and_device_view(tmp_path):
         solver.set_state(np.zeros(5))
     solver.step(2)
     assert solver.steps == 6
+    with pytest.raises(ValueError, match=r"no \[farfield\] table"):
+        solver.far_field()
 
 
 def K_MID(solver):
