@@ -72,8 +72,8 @@ SurfaceDft::SurfaceDft(const Solver& solver, const HuygensSurface& surface, std:
   // source. The traces are read from the state as the kernels keep it (Solver::stored_state):
   // in a Bernstein plan (m not null) a trace is V_B's row of its node times the element's column
   // of coefficients, Np products summed in double. Transforming the whole state to nodal values
-  // instead (device_state) made a far-field run at order 4 on 205k tets 1.46x slower per step
-  // (5.87 against 4.03 ms on an H200, benchmarks/results, session 40).
+  // instead (device_state) would transform all K x Np values at every sample to read the
+  // surface's few (benchmarks/results/farfield-bernstein-h200-2026-11-29-session40.log).
   const std::string type = solver.stored_state().scalar == fluxes::ScalarType::float32 ? "float" : "double";
   const std::string Ptext = std::to_string(s.P) + "LL", Ctext = std::to_string(s.C), Ftext = std::to_string(s.F),
                     Nptext = std::to_string(Np);

@@ -2,7 +2,7 @@
 // device-to-device copy rate and the fused multiply-add throughput in double and float. A
 // benchmark measures it once at its start and reports its kernels against it:
 //
-//   auto roof = rtcg::measure_roofline(backend);   // about 0.1 s on an H100 (plus compiles)
+//   auto roof = rtcg::measure_roofline(backend);   // a fraction of a second (plus compiles)
 //   double floor_s = roof.bound_seconds(bytes_moved, flops, /*single=*/false);
 //   double fraction = floor_s / measured_s;        // 1 = on the roofline
 //
