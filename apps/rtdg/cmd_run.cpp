@@ -1,5 +1,5 @@
 // rtdg run <config.toml> [--set key=value ...] [--overwrite]
-// rtdg run --restart <checkpoint.h5> [--set key=value ...]
+// rtdg run --restart <checkpoint.h5> [--set key=value ...] [--overwrite]
 // Runs a simulation from a config file (docs/config.md), or continues one from a checkpoint.
 // The work is rtdg::runner::run; this file maps the command line onto it.
 #include "rtdg/command.hpp"
@@ -32,7 +32,9 @@ void setup_run(CLI::App& rtdg) {
   command->add_option("--set", arguments->overrides,
                       "key=value: override a config value, e.g. --set discretization.order=3 (repeatable)")
       ->allow_extra_args(false);
-  command->add_flag("--overwrite", arguments->overwrite, "replace an earlier run's files in the output folder");
+  command->add_flag("--overwrite", arguments->overwrite,
+                    "a new run: delete the earlier run's files (only those its manifest lists); a restart from an "
+                    "earlier point: delete the outputs written after the checkpoint");
   command->callback([arguments] {
     if (arguments->config.empty() == arguments->restart.empty())
       throw CLI::ValidationError("rtdg run", "give either a config file or --restart <checkpoint>, not both or neither");

@@ -660,6 +660,9 @@ RunSummary run(const RunOptions& options) {
     step = restart->step;
     log << "[rtdg] restarting from " << options.restart->string() << " at step " << step << ", t = " << format_number(t)
         << "\n";
+    if (!parallel && restart->checksums == 0)
+      log << "[rtdg] note: the checkpoint carries no checksums (an older rtdg wrote it), so damage to its values "
+             "cannot be detected; they are checked for finiteness and against the mesh only\n";
   } else {
     if (cfg.initial == "law") {
       const std::vector<double> values = solver.initial_values();
