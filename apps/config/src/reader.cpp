@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <fluxes/text_file.hpp>
 #include <fstream>
 #include <vector>
 #include <set>
@@ -1043,14 +1044,10 @@ RunConfig parse_config(std::string_view text, const std::filesystem::path& file,
 
 RunConfig read_config(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
   const Location where{file.string(), 0, 0};
-  std::error_code ec;
-  if (!fs::exists(file, ec)) throw Error(where, "config file not found");
-  if (fs::is_directory(file, ec)) throw Error(where, "is a folder, not a config file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(where, "cannot read the config file");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw Error(where, "cannot read the config file");
-  return parse_config(text, file, overrides);
+  // A regular file of at most a few MB: a FIFO, a device or a huge file is refused unread.
+  const fluxes::TextFile read = fluxes::read_text_file(file, "config file");
+  if (!read.ok()) throw Error(where, read.problem);
+  return parse_config(read.text, file, overrides);
 }
 
 }  // namespace rtdg::config
