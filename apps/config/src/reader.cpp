@@ -36,13 +36,13 @@ const Names run_keys = {"name",          "backend",       "precision", "output_d
 const Names law_keys = {"file", "parameters"};
 const Names mesh_keys = {"file", "parameters", "periodic"};
 const Names discretization_keys = {"order"};
-const Names time_keys = {"final", "cfl", "dt", "dt_update_every", "integrator"};
+const Names time_keys = {"final", "cfl", "dt", "dt_update_every", "integrator", "allow_unstable", "max_steps"};
 const Names initial_keys = {"condition"};
 const Names incident_keys = {"kind",     "direction",    "polarization", "wavenumber", "amplitude",
                                  "envelope", "ramp_periods", "pulse_width",  "pulse_delay", "phase_origin",
                                  "total_field", "total_field_min", "total_field_max", "total_field_group"};
 const Names farfield_keys = {"surface", "box_min", "box_max", "group", "frequencies", "every", "start", "angles", "grid"};
-const Names output_keys = {"interval", "vtu", "hdf5", "error"};
+const Names output_keys = {"interval", "vtu", "hdf5", "error", "max_snapshots"};
 const Names checkpoint_keys = {"interval", "keep"};
 const Names probe_keys = {"name", "points", "fields", "every"};
 const Names stabilization_keys = {"filter_strength", "filter_order", "filter_cutoff", "positive", "positivity_floor"};
@@ -752,6 +752,8 @@ private:
                           "'time.cfl' instead of 'time.dt', or drop 'time.dt_update_every'");
     }
     read_choice(t, "integrator", "time.integrator", {"lserk4", "ssprk3"}, config_.integrator);
+    read_bool(t, "allow_unstable", "time.allow_unstable", config_.allow_unstable);
+    read_number(t, "max_steps", "time.max_steps", Sign::positive, config_.max_steps);
   }
 
   void read_boundary(const toml::table* t) {
@@ -901,6 +903,7 @@ private:
     read_bool(t, "vtu", "output.vtu", config_.vtu);
     read_bool(t, "hdf5", "output.hdf5", config_.hdf5);
     read_bool(t, "error", "output.error", config_.error);
+    read_number(t, "max_snapshots", "output.max_snapshots", Sign::positive, config_.max_snapshots);
   }
 
   void read_checkpoint(const toml::table* t) {

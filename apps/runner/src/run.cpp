@@ -435,24 +435,68 @@ std::string growth_text(const Setup& s, long long step, double t, double largest
   return text.str();
 }
 
-// "[rtdg] warning: ..." when the time step is above the integrator's stability limit.
-void warn_about_cfl(const config::RunConfig& cfg, const dg::Solver& solver, double dt, std::ostream& log) {
+// The time settings, checked before the first step (docs/running.md, "Time step"): a step from
+// a wave speed that is positive and finite and gives 1e-12 x time.final <= dt <= time.final, a
+// Courant number within the integrator's stability limit (time.allow_unstable = true runs it with
+// a warning), and no more steps or snapshots than time.max_steps and output.max_snapshots.
+// `speed`: the largest wave speed of the state (the law's max_wave_speed), for a cfl-based step.
+// A cfl-based step needs a positive, finite wave speed: said with the law file that gave it.
+void check_wave_speed(const config::RunConfig& cfg, double speed) {
+  if (!(speed > 0) || !std::isfinite(speed))
+    throw std::runtime_error("the largest wave speed of the initial state is " + format_number(speed) +
+                             ", from the law's max_wave_speed (" + cfg.law_file.string() +
+                             "): a time step from time.cfl needs a positive, finite wave speed; fix max_wave_speed, or "
+                             "the parameters or initial state it is evaluated at, or give a fixed time.dt");
+}
+
+void check_time_settings(const config::RunConfig& cfg, const dg::Solver& solver, double dt, double speed, double t,
+                         std::ostream& log) {
+  const double T = cfg.final_time;
+  const std::string law = "the law's max_wave_speed (" + cfg.law_file.string() + ")";
   const double limit = stable_cfl_limit(cfg.integrator);
   double cfl = cfg.cfl.value_or(0.5);
   if (cfg.dt) {
+    // A fixed step's Courant number (none to judge by without a wave speed).
+    cfl = 0;
     try {
-      cfl = *cfg.dt / solver.stable_dt(1.0);  // the Courant number of a fixed step
+      if (speed > 0 && std::isfinite(speed)) cfl = *cfg.dt / solver.stable_dt(1.0);
     } catch (const std::exception&) {
-      return;  // no wave speed to measure it by
     }
   }
-  if (!(cfl > limit)) return;
-  log << "[rtdg] warning: "
-      << (cfg.dt ? "time.dt = " + format_number(dt) + " is a Courant number of " + format_number(cfl)
-                 : "time.cfl = " + format_number(cfl) + " is")
-      << " above " << format_number(limit) << ", where " << cfg.integrator
-      << " goes unstable at some orders (docs/running.md, \"Time step\"): the solution will likely blow up; use a "
-         "smaller time.cfl\n";
+  if (cfl > limit) {
+    const std::string what = cfg.dt ? "time.dt = " + format_number(dt) + " is a Courant number of " + format_number(cfl)
+                                    : "time.cfl = " + format_number(cfl) + " is";
+    if (!cfg.allow_unstable)
+      throw std::runtime_error(what + " above " + format_number(limit) + ", where " + cfg.integrator +
+                               " goes unstable at some orders (docs/running.md, \"Time step\"): the solution would "
+                               "blow up; use a smaller " + (cfg.dt ? "time.dt" : "time.cfl") +
+                               ", or set time.allow_unstable = true to run it anyway");
+    log << "[rtdg] warning: " << what << " above " << format_number(limit) << ", where " << cfg.integrator
+        << " goes unstable at some orders (docs/running.md, \"Time step\"): the solution will likely blow up; use a "
+           "smaller time.cfl\n";
+  }
+  if (!cfg.dt) {
+    check_wave_speed(cfg, speed);
+    if (!(dt >= 1e-12 * T) || !(dt <= T))
+      throw std::runtime_error("the time step time.cfl (" + format_number(cfg.cfl.value_or(0.5)) +
+                               ") x h / wave speed is " + format_number(dt) + ", " +
+                               (dt <= T ? "below 1e-12 of" : "above") + " time.final = " + format_number(T) +
+                               ", because the largest wave speed is " + format_number(speed) + ", from " + law +
+                               ": that is not a wave speed of this problem; fix max_wave_speed");
+  } else if (!(dt >= 1e-12 * T)) {
+    throw std::runtime_error("time.dt = " + format_number(dt) + " is below 1e-12 of time.final = " + format_number(T) +
+                             ": the run would not end; give a larger time.dt, or time.cfl instead");
+  }
+  const double steps = std::ceil((T - t) / dt);
+  if (steps > cfg.max_steps)
+    throw std::runtime_error("the run would take " + format_number(steps) + " steps of dt = " + format_number(dt) +
+                             " to time.final = " + format_number(T) + ", more than time.max_steps = " +
+                             format_number(cfg.max_steps) + "; set time.max_steps higher if you mean it");
+  if (cfg.output_interval > 0 && (T - t) / cfg.output_interval > cfg.max_snapshots)
+    throw std::runtime_error("output.interval = " + format_number(cfg.output_interval) + " would write " +
+                             format_number(std::floor((T - t) / cfg.output_interval)) +
+                             " snapshots, more than output.max_snapshots = " + format_number(cfg.max_snapshots) +
+                             "; give a larger output.interval, or set output.max_snapshots higher if you mean it");
 }
 
 // What a checkpoint says about where it is in the run, against the config it continues: a step
@@ -685,10 +729,12 @@ RunSummary run(const RunOptions& options) {
 
   // With time.dt_update_every = n the step is re-evaluated from the state at steps 0, n, 2n, ...
   // (below); in between, a restart continues with the step its checkpoint records.
+  const double initial_speed = comm.max(solver.max_wave_speed());
+  if (!cfg.dt) check_wave_speed(cfg, initial_speed);
   s.dt = cfg.dt ? *cfg.dt : restart && restart->dt > 0 && cfg.dt_update_every > 0 ? restart->dt
                                                                                   : comm.min(solver.stable_dt(cfg.cfl.value_or(0.5)));
   double& dt = s.dt;
-  warn_about_cfl(cfg, solver, dt, log);
+  check_time_settings(cfg, solver, dt, initial_speed, t, log);
   // The far-field transform (docs/scattering.md); a restart continues its sums.
   std::unique_ptr<FarFieldRun> farfield;
   if (cfg.farfield.enabled) {
