@@ -23,6 +23,7 @@
 #include <output/solution.hpp>
 #include <output/vtu.hpp>
 #include <rtcg/backend.hpp>
+#include <rtcg/error.hpp>
 #include <rtcg/hash.hpp>
 
 #include <nlohmann/json.hpp>
@@ -150,7 +151,18 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
     choose_device(comm, cfg.backend);
     make_part(s, s.part, comm, log);
   }
-  rtcg::Backend& backend = rtcg::backend(cfg.backend);
+  rtcg::Backend& backend = [&]() -> rtcg::Backend& {
+    try {
+      return rtcg::backend(cfg.backend);
+    } catch (const rtcg::DeviceError& e) {
+      // rtcg's advice names the --backend option of `rtdg tune` and `rtdg bench`; a run's backend
+      // is run.backend.
+      std::string why = e.what();
+      if (const auto at = why.find("; use --backend host"); at != std::string::npos) why.erase(at);
+      throw fluxes::Error(cfg.where("run.backend"), why + "; set run.backend = \"host\" (or \"auto\") in the config, "
+                                                       "or pass --set run.backend=host, to run on the CPU");
+    }
+  }();
   const int K = s.part.parallel() ? s.part.global_K : s.disc.K;
   log << "[rtdg] " << s.law.name << " on " << K << " " << dg::shape_name(s.disc.element.shape) << "s of order "
       << cfg.order << " (" << s.law.state_components() << " x " << K << " x " << s.disc.element.Np

@@ -338,5 +338,25 @@ TEST_F(RunFolderTest, RestartFromAnEarlierPointTruncatesTheLaterOutputsOnlyWithO
   EXPECT_GT(from.time, 0);
 }
 
+// Item 9: a '.' in run.name is part of the name, not an extension: every snapshot is kept.
+TEST_F(RunFolderTest, ARunNameWithADotKeepsEverySnapshot) {
+  const fs::path root = test::scratch();
+  const fs::path dir = root / "out";
+  Quiet quiet;
+  quiet.run(options_for(cavity_config(root, "a.5"), dir));
+  for (int i = 0; i <= 3; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "a.5_%04d.h5", i);
+    ASSERT_TRUE(fs::exists(dir / "snapshots" / name)) << name;
+    EXPECT_NEAR(output::read_solution(dir / "snapshots" / name).time, 0.1 * i, 1e-12) << name;
+  }
+  EXPECT_FALSE(fs::exists(dir / "snapshots" / "a.h5"));
+  if (output::vtu_available()) {
+    const output::PvdSeries series(dir / "a.5.pvd");
+    ASSERT_EQ(series.entries().size(), 4u);
+    EXPECT_EQ(series.entries()[3].file.generic_string(), "snapshots/a.5_0003.vtu");
+  }
+}
+
 }  // namespace
 }  // namespace rtdg::runner

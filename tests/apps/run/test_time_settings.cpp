@@ -4,8 +4,11 @@
 // outside [1e-12 x time.final, time.final], and more steps or snapshots than the bounds.
 #include "run_support.hpp"
 
+#include <rtcg/backend.hpp>
+
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 
 namespace rtdg::runner {
@@ -90,6 +93,89 @@ TEST_F(TimeSettings, TooManyStepsOrSnapshotsAskForTheBoundToBeRaised) {
   EXPECT_NE(e.find("output.interval = 1e-300 would write"), std::string::npos) << e;
   EXPECT_NE(e.find("more than output.max_snapshots = 100000"), std::string::npos) << e;
   EXPECT_EQ(error_of({"output.interval=0.001", "output.max_snapshots=1000"}), "(no error)");
+}
+
+}  // namespace
+}  // namespace rtdg::runner
+
+namespace rtdg::runner {
+namespace {
+
+// Messages of `rtdg run` that say what to do in its own terms (issue: nothing lost, item 10).
+class RunMessages : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!RTDG_TEST_HAVE_GMSH) GTEST_SKIP() << "this rtdg was built without Gmsh (the configs mesh .geo files)";
+    ::setenv("RTDG_TUNE", "off", 1);
+  }
+  RunOptions cavity(const fs::path& dir) {
+    RunOptions o;
+    o.config = test::data("maxwell/cavity2d.toml");
+    o.overrides = {"run.backend=host", "run.output_dir=\"" + dir.string() + "\"", "discretization.order=2",
+                   "mesh.parameters.h=0.5", "time.final=0.3", "output.interval=0.1", "checkpoint.interval=0.1",
+                   "output.vtu=false"};
+    return o;
+  }
+};
+
+TEST_F(RunMessages, NoGpuSaysHowARunPicksTheHostBackend) {
+  if (rtcg::cuda_available()) GTEST_SKIP() << "a CUDA device is usable here";
+  RunOptions o = cavity(test::scratch());
+  o.overrides.push_back("run.backend=\"cuda\"");
+  Quiet quiet;
+  try {
+    quiet.run(o);
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("set run.backend = \"host\" (or \"auto\") in the config, or pass --set run.backend=host"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("--backend host"), std::string::npos) << text;
+  }
+}
+
+// A checkpoint that cannot be written (here a folder is in its place; a full disk the same)
+// stops the run naming the last good checkpoint.
+TEST_F(RunMessages, AFailedCheckpointWriteNamesTheLastGoodOne) {
+  const fs::path dir = test::scratch();
+  RunOptions first = cavity(dir);
+  first.stop_after_steps = 3;
+  Quiet quiet;
+  const RunSummary stopped = quiet.run(first);
+  char name[64];
+  // The step of the checkpoint after the stop, from an uninterrupted run.
+  const fs::path reference = dir.parent_path() / (dir.filename().string() + "-reference");
+  fs::remove_all(reference);
+  const RunSummary full = quiet.run([&] {
+    RunOptions o = cavity(reference);
+    o.overrides.push_back("checkpoint.keep=100");
+    return o;
+  }());
+  long long next = -1;
+  for (const auto& entry : fs::directory_iterator(full.last_checkpoint.parent_path())) {
+    const long long step = std::stoll(entry.path().stem().string().substr(11));
+    if (step > stopped.final_step && (next < 0 || step < next)) next = step;
+  }
+  ASSERT_GT(next, 0);
+  std::snprintf(name, sizeof name, "checkpoint_%09lld.h5", next);
+  fs::create_directories(dir / "checkpoints" / name / "in-the-way");
+  RunOptions resume;
+  resume.restart = stopped.last_checkpoint;
+  try {
+    quiet.run(resume);
+    FAIL() << "expected an error";
+  } catch (const RunFailure& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("; the last good checkpoint is " + stopped.last_checkpoint.string() +
+                        " (continue from it once the problem is fixed)"),
+              std::string::npos)
+        << text;
+  } catch (const std::exception& e) {
+    // The folder in the way may be found before the first step (it is not rtdg's).
+    EXPECT_NE(std::string(e.what()).find((dir / "checkpoints" / name).string()), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::exists(stopped.last_checkpoint));
 }
 
 }  // namespace
