@@ -37,6 +37,12 @@ Handle string_type(std::size_t size) {
   return type;
 }
 
+long long attribute_values(hid_t attribute) {
+  const Handle space(H5Aget_space(attribute), H5Sclose);
+  if (!space.valid()) return -1;
+  return static_cast<long long>(H5Sget_simple_extent_npoints(space.get()));
+}
+
 Handle open_read_only(const std::filesystem::path& file, std::string& problem) {
   std::error_code error;
   const std::filesystem::file_status status = std::filesystem::status(file, error);

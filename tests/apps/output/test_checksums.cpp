@@ -136,3 +136,28 @@ TEST(SolutionChecksums, AFifoOrAFolderIsRefusedWithoutReading) {
 
 }  // namespace
 }  // namespace rtdg::output
+
+namespace rtdg::output {
+namespace {
+
+// Found by the checkpoint fuzz target: an attribute of several values where one is expected was
+// read into one variable (a write past it); now it is refused by name.
+TEST(SolutionChecksums, AnAttributeOfSeveralValuesIsRefused) {
+  TempDir dir;
+  const auto file = dir / "array.h5";
+  write_solution(file, small("double"));
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Adelete(f, "time");
+  const hsize_t three = 3;
+  const hid_t space = H5Screate_simple(1, &three, nullptr);
+  const hid_t a = H5Acreate2(f, "time", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+  const double values[3] = {1, 2, 3};
+  H5Awrite(a, H5T_NATIVE_DOUBLE, values);
+  H5Aclose(a);
+  H5Sclose(space);
+  H5Fclose(f);
+  EXPECT_NE(error_of(file).find("attribute 'time' is not a single number"), std::string::npos) << error_of(file);
+}
+
+}  // namespace
+}  // namespace rtdg::output
