@@ -43,7 +43,16 @@ void setup_run(CLI::App& rtdg) {
     if (!arguments->restart.empty()) options.restart = arguments->restart;
     options.overrides = arguments->overrides;
     options.overwrite = arguments->overwrite;
-    const rtdg::runner::RunSummary summary = rtdg::runner::run(options);
+    rtdg::runner::RunSummary summary;
+    try {
+      summary = rtdg::runner::run(options);
+    } catch (const std::exception& e) {
+      // Stopped by a signal at set-up (tuning, compiling): said, then the usual 128 + signal.
+      const int signal = rtdg::runner::stop_signal().load();
+      if (signal == 0) throw;
+      if (rtdg::dg::world().rank() == 0) std::cerr << "rtdg: error: " << e.what() << "\n";
+      throw CLI::RuntimeError(128 + signal);
+    }
     if (rtdg::dg::world().rank() == 0) std::cout << rtdg::runner::format_summary(summary);
     // A run stopped by a signal has saved its checkpoint; report the signal the usual way.
     if (summary.interrupted && rtdg::runner::stop_signal().load() != 0)

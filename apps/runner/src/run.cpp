@@ -25,6 +25,7 @@
 #include <rtcg/backend.hpp>
 #include <rtcg/error.hpp>
 #include <rtcg/hash.hpp>
+#include <rtcg/tune_stop.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -47,13 +48,18 @@ std::atomic<int>& stop_signal() {
 
 namespace {
 
-void handle_signal(int signal) { stop_signal().store(signal); }
+// Also stops a tuning at set-up after the variant it is timing (rtcg/tune_stop.hpp).
+void handle_signal(int signal) {
+  stop_signal().store(signal);
+  rtcg::tune::stop_tuning().store(true);
+}
 
 // Installs the SIGINT/SIGTERM handlers for the duration of a run and restores the old ones.
 class SignalGuard {
 public:
   SignalGuard() {
     stop_signal().store(0);
+    rtcg::tune::stop_tuning().store(false);
     struct sigaction action {};
     action.sa_handler = handle_signal;
     sigemptyset(&action.sa_mask);
@@ -61,6 +67,7 @@ public:
     sigaction(SIGTERM, &action, &old_term_);
   }
   ~SignalGuard() {
+    rtcg::tune::stop_tuning().store(false);
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
   }
@@ -662,16 +669,21 @@ RunSummary run(const RunOptions& options) {
     if (in_place) prepare_restart_in_place(*folder, *options.restart, *restart, output_names(cfg), options.overwrite);
     else prepare_new_folder(*folder, output_names(cfg), options.overwrite, options.restart ? fs::path() : options.config);
   }
+  auto stopped_at_set_up = [](int signal) {
+    return std::runtime_error(std::string(signal == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)") +
+                              " while setting up the run; nothing was written");
+  };
   try {
     build(s, log, restart ? restart->plan : std::string());
   } catch (const std::exception&) {
     // Ctrl-C during set-up also stops a kernel compile in progress (the compiler is in the same
     // process group): say that, not "compile failed".
-    if (const int signal = stop_signal().load())
-      throw std::runtime_error(std::string(signal == SIGINT ? "interrupted (SIGINT)" : "terminated") +
-                               " while setting up the run; nothing was written");
+    if (const int signal = stop_signal().load()) throw stopped_at_set_up(signal);
     throw;
   }
+  // A signal during tuning stopped it after the variant being timed (its measurements kept):
+  // the run ends here rather than starting to step.
+  if (const int signal = stop_signal().load()) throw stopped_at_set_up(signal);
   dg::Solver& solver = *s.solver;
   rtcg::Backend& backend = solver.backend();
   const dg::Communicator& comm = s.comm();
