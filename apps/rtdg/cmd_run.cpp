@@ -1,5 +1,5 @@
 // rtdg run <config.toml> [--set key=value ...] [--overwrite]
-// rtdg run --restart <checkpoint.h5> [--set key=value ...]
+// rtdg run --restart <checkpoint.h5> [--set key=value ...] [--overwrite]
 // Runs a simulation from a config file (docs/config.md), or continues one from a checkpoint.
 // The work is rtdg::runner::run; this file maps the command line onto it.
 #include "rtdg/command.hpp"
@@ -32,7 +32,9 @@ void setup_run(CLI::App& rtdg) {
   command->add_option("--set", arguments->overrides,
                       "key=value: override a config value, e.g. --set discretization.order=3 (repeatable)")
       ->allow_extra_args(false);
-  command->add_flag("--overwrite", arguments->overwrite, "replace an earlier run's files in the output folder");
+  command->add_flag("--overwrite", arguments->overwrite,
+                    "a new run: delete the earlier run's files (only those its manifest lists); a restart from an "
+                    "earlier point: delete the outputs written after the checkpoint");
   command->callback([arguments] {
     if (arguments->config.empty() == arguments->restart.empty())
       throw CLI::ValidationError("rtdg run", "give either a config file or --restart <checkpoint>, not both or neither");
@@ -41,7 +43,16 @@ void setup_run(CLI::App& rtdg) {
     if (!arguments->restart.empty()) options.restart = arguments->restart;
     options.overrides = arguments->overrides;
     options.overwrite = arguments->overwrite;
-    const rtdg::runner::RunSummary summary = rtdg::runner::run(options);
+    rtdg::runner::RunSummary summary;
+    try {
+      summary = rtdg::runner::run(options);
+    } catch (const std::exception& e) {
+      // Stopped by a signal at set-up (tuning, compiling): said, then the usual 128 + signal.
+      const int signal = rtdg::runner::stop_signal().load();
+      if (signal == 0) throw;
+      if (rtdg::dg::world().rank() == 0) std::cerr << "rtdg: error: " << e.what() << "\n";
+      throw CLI::RuntimeError(128 + signal);
+    }
     if (rtdg::dg::world().rank() == 0) std::cout << rtdg::runner::format_summary(summary);
     // A run stopped by a signal has saved its checkpoint; report the signal the usual way.
     if (summary.interrupted && rtdg::runner::stop_signal().load() != 0)

@@ -1,6 +1,7 @@
 // Reads a law file: TOML through toml++, then every declaration and expression, collecting
 // all problems with their file positions before throwing. The schema is docs/laws.md.
 #include "fluxes/law.hpp"
+#include "fluxes/text_file.hpp"
 
 #include "fluxes/checker.hpp"
 #include "fluxes/parser.hpp"
@@ -692,11 +693,10 @@ Law parse_law(std::string_view text, const std::string& file) {
 }
 
 Law read_law(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(Location{path.string(), 0, 0}, "cannot open the law file");
-  std::ostringstream content;
-  content << in.rdbuf();
-  return parse_law(content.str(), path.string());
+  // A regular file of at most a few MB (law.file = "/dev/zero" is refused, not read forever).
+  const TextFile read = read_text_file(path, "law file");
+  if (!read.ok()) throw Error(Location{path.string(), 0, 0}, read.problem);
+  return parse_law(read.text, path.string());
 }
 
 }  // namespace fluxes

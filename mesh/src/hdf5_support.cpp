@@ -121,6 +121,7 @@ std::string read_string_attribute(hid_t location, const std::string& name, const
   const Handle attribute(H5Aopen(location, name.c_str(), H5P_DEFAULT), H5Aclose);
   const Handle file_type(H5Aget_type(attribute.get()), H5Tclose);
   if (H5Tget_class(file_type.get()) != H5T_STRING) fail(source, "attribute '" + name + "' is not a string");
+  if (rtdg::h5::attribute_values(attribute.get()) != 1) fail(source, "attribute '" + name + "' is not a single string");
   if (H5Tis_variable_str(file_type.get()) > 0) {
     const Handle type = string_type(H5T_VARIABLE);
     char* pointer = nullptr;
@@ -141,6 +142,7 @@ int read_int_attribute(hid_t location, const std::string& name, const std::strin
   const Handle attribute(H5Aopen(location, name.c_str(), H5P_DEFAULT), H5Aclose);
   const Handle type(H5Aget_type(attribute.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_INTEGER) fail(source, "attribute '" + name + "' is not an integer");
+  if (rtdg::h5::attribute_values(attribute.get()) != 1) fail(source, "attribute '" + name + "' is not a single integer");
   int value = 0;
   if (H5Aread(attribute.get(), H5T_NATIVE_INT, &value) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
   return value;
@@ -151,6 +153,7 @@ double read_double_attribute(hid_t location, const std::string& name, const std:
   const Handle attribute(H5Aopen(location, name.c_str(), H5P_DEFAULT), H5Aclose);
   const Handle type(H5Aget_type(attribute.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_FLOAT) fail(source, "attribute '" + name + "' is not a floating-point number");
+  if (rtdg::h5::attribute_values(attribute.get()) != 1) fail(source, "attribute '" + name + "' is not a single number");
   double value = 0.0;
   if (H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
   return value;

@@ -41,7 +41,7 @@ TEST(Report, InvalidLawsThrowWithLocations) {
   try {
     check_law_report(source_dir() + "/data/laws/no-such-law.toml");
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), source_dir() + "/data/laws/no-such-law.toml: error: cannot open the law file");
+    EXPECT_EQ(std::string(e.what()), source_dir() + "/data/laws/no-such-law.toml: error: law file not found");
   }
 }
 

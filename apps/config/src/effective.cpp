@@ -114,6 +114,8 @@ std::string effective_toml(const RunConfig& c) {
   if (c.dt) line(out, "dt", toml_float(*c.dt));
   line(out, "dt_update_every", std::to_string(c.dt_update_every));
   line(out, "integrator", toml_string(c.integrator));
+  line(out, "allow_unstable", c.allow_unstable ? "true" : "false");
+  line(out, "max_steps", toml_float(c.max_steps));
 
   out += "\n[boundary]\n";
   for (const auto& b : c.boundaries) line(out, b.mesh_name, toml_string(b.condition));
@@ -142,6 +144,7 @@ std::string effective_toml(const RunConfig& c) {
 
   out += "\n[output]\n";
   line(out, "interval", toml_float(c.output_interval));
+  line(out, "max_snapshots", toml_float(c.max_snapshots));
   line(out, "vtu", bool_text(c.vtu));
   line(out, "hdf5", bool_text(c.hdf5));
   line(out, "error", bool_text(c.error));

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <fluxes/text_file.hpp>
 #include <fstream>
 #include <vector>
 #include <set>
@@ -35,13 +36,13 @@ const Names run_keys = {"name",          "backend",       "precision", "output_d
 const Names law_keys = {"file", "parameters"};
 const Names mesh_keys = {"file", "parameters", "periodic"};
 const Names discretization_keys = {"order"};
-const Names time_keys = {"final", "cfl", "dt", "dt_update_every", "integrator"};
+const Names time_keys = {"final", "cfl", "dt", "dt_update_every", "integrator", "allow_unstable", "max_steps"};
 const Names initial_keys = {"condition"};
 const Names incident_keys = {"kind",     "direction",    "polarization", "wavenumber", "amplitude",
                                  "envelope", "ramp_periods", "pulse_width",  "pulse_delay", "phase_origin",
                                  "total_field", "total_field_min", "total_field_max", "total_field_group"};
 const Names farfield_keys = {"surface", "box_min", "box_max", "group", "frequencies", "every", "start", "angles", "grid"};
-const Names output_keys = {"interval", "vtu", "hdf5", "error"};
+const Names output_keys = {"interval", "vtu", "hdf5", "error", "max_snapshots"};
 const Names checkpoint_keys = {"interval", "keep"};
 const Names probe_keys = {"name", "points", "fields", "every"};
 const Names stabilization_keys = {"filter_strength", "filter_order", "filter_cutoff", "positive", "positivity_floor"};
@@ -751,6 +752,8 @@ private:
                           "'time.cfl' instead of 'time.dt', or drop 'time.dt_update_every'");
     }
     read_choice(t, "integrator", "time.integrator", {"lserk4", "ssprk3"}, config_.integrator);
+    read_bool(t, "allow_unstable", "time.allow_unstable", config_.allow_unstable);
+    read_number(t, "max_steps", "time.max_steps", Sign::positive, config_.max_steps);
   }
 
   void read_boundary(const toml::table* t) {
@@ -900,6 +903,7 @@ private:
     read_bool(t, "vtu", "output.vtu", config_.vtu);
     read_bool(t, "hdf5", "output.hdf5", config_.hdf5);
     read_bool(t, "error", "output.error", config_.error);
+    read_number(t, "max_snapshots", "output.max_snapshots", Sign::positive, config_.max_snapshots);
   }
 
   void read_checkpoint(const toml::table* t) {
@@ -1043,14 +1047,10 @@ RunConfig parse_config(std::string_view text, const std::filesystem::path& file,
 
 RunConfig read_config(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
   const Location where{file.string(), 0, 0};
-  std::error_code ec;
-  if (!fs::exists(file, ec)) throw Error(where, "config file not found");
-  if (fs::is_directory(file, ec)) throw Error(where, "is a folder, not a config file");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(where, "cannot read the config file");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw Error(where, "cannot read the config file");
-  return parse_config(text, file, overrides);
+  // A regular file of at most a few MB: a FIFO, a device or a huge file is refused unread.
+  const fluxes::TextFile read = fluxes::read_text_file(file, "config file");
+  if (!read.ok()) throw Error(where, read.problem);
+  return parse_config(read.text, file, overrides);
 }
 
 }  // namespace rtdg::config

@@ -79,6 +79,7 @@ bool same_values(const RunConfig& a, const RunConfig& b) {
          a.mesh_file == b.mesh_file && a.mesh_parameters == b.mesh_parameters &&
          same_periodic(a.periodic, b.periodic) && a.order == b.order && a.final_time == b.final_time &&
          a.cfl == b.cfl && a.dt == b.dt && a.dt_update_every == b.dt_update_every && a.integrator == b.integrator &&
+         a.allow_unstable == b.allow_unstable && a.max_steps == b.max_steps && a.max_snapshots == b.max_snapshots &&
          same_boundaries(a.boundaries, b.boundaries) && a.initial == b.initial && same_incident &&
          a.output_interval == b.output_interval && a.vtu == b.vtu && a.hdf5 == b.hdf5 && a.error == b.error &&
          a.checkpoint_interval == b.checkpoint_interval && a.checkpoint_keep == b.checkpoint_keep &&

@@ -120,6 +120,7 @@ std::vector<std::string> read_strings_attribute(hid_t location, const std::strin
 long long read_integer_attribute(hid_t location, const std::string& name, const std::string& source) {
   const Handle attribute = open_attribute(location, name, source);
   if (attribute_class(attribute) != H5T_INTEGER) fail(source, "attribute '" + name + "' is not an integer");
+  if (rtdg::h5::attribute_values(attribute.get()) != 1) fail(source, "attribute '" + name + "' is not a single integer");
   long long value = 0;
   if (H5Aread(attribute.get(), H5T_NATIVE_LLONG, &value) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
   return value;
@@ -129,6 +130,7 @@ double read_double_attribute(hid_t location, const std::string& name, const std:
   const Handle attribute = open_attribute(location, name, source);
   const H5T_class_t type_class = attribute_class(attribute);
   if (type_class != H5T_FLOAT && type_class != H5T_INTEGER) fail(source, "attribute '" + name + "' is not a number");
+  if (rtdg::h5::attribute_values(attribute.get()) != 1) fail(source, "attribute '" + name + "' is not a single number");
   double value = 0;
   if (H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value) < 0) fail_h5(source, "cannot read attribute '" + name + "'");
   return value;

@@ -8,6 +8,10 @@
 #include <dg/error.hpp>
 
 #include <array>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <atomic>
 #include <functional>
 #include <optional>
@@ -39,13 +43,69 @@ const char* coordinate_name(int d) { return d == 0 ? "x" : d == 1 ? "y" : "z"; }
 const std::vector<double>& coordinate(const Solution& s, int d) { return d == 0 ? s.x : d == 1 ? s.y : s.z; }
 std::vector<double>& coordinate(Solution& s, int d) { return d == 0 ? s.x : d == 1 ? s.y : s.z; }
 
+// The checksum of a dataset's values (attribute "checksum" = "sum64:<16 hex digits>"): the sum
+// mod 2^64 of mix(word_i ^ mix(i)) over its elements, word_i the element's bytes as stored
+// (little-endian float32 or float64) and i its index in the whole dataset. A flipped bit changes
+// one term to an unrelated number, and the sum of the terms of row blocks is the sum of the whole,
+// so the ranks of a parallel write each add their rows. mix is SplitMix64's finalizer.
+std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static_assert(std::endian::native == std::endian::little, "the checksum reads the values as stored (little-endian)");
+
+std::uint64_t sum64(const void* data, std::size_t count, std::size_t element_size, std::uint64_t first_index) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes + i * element_size, element_size);
+    sum += mix(word ^ mix(first_index + i));
+  }
+  return sum;
+}
+
+std::string checksum_text(std::uint64_t sum) {
+  char text[32];
+  std::snprintf(text, sizeof text, "sum64:%016llx", static_cast<unsigned long long>(sum));
+  return text;
+}
+
+// The attributes a restart trusts (sizes, names, time, step, dt), as one text: the root
+// attribute "header_checksum" is its sum64.
+std::string header_text(const Solution& s, int K_total) {
+  char numbers[160];
+  std::snprintf(numbers, sizeof numbers, "%d %d %d %d %a %lld %a", s.dim, s.N, K_total, s.Np, s.time, s.step, s.dt);
+  std::string text = std::string(dg::shape_name(s.shape)) + " " + s.precision + " " + numbers;
+  for (const std::string& name : s.names) text += "\n" + name;
+  return text;
+}
+
 // Writes a [K][Np] dataset `name` of `group` (full name `path`) from this process's rows.
 using RowWriter = std::function<void(hid_t group, const std::string& name, const std::string& path, hid_t file_type,
                                      hid_t memory_type, const void* rows)>;
 
 // The whole file but the datasets' values, which `write_rows` writes: s holds rows of K_total
 // elements (all of them, or a parallel run's block).
-void write_contents(hid_t file, const Solution& s, int K_total, const RowWriter& write_rows, const std::string& source) {
+// The checksum of the whole dataset from this process's rows (`count` elements of `size` bytes).
+using RowChecksum = std::function<std::uint64_t(const void* rows, std::size_t count, std::size_t size)>;
+
+void write_contents(hid_t file, const Solution& s, int K_total, const RowWriter& write_rows_unchecked,
+                    const RowChecksum& checksum, const std::string& source) {
+  const std::size_t row_values = ix(s.K) * ix(s.Np);
+  // Each [K][Np] dataset gets its checksum attribute once written.
+  const RowWriter write_rows = [&](hid_t group, const std::string& name, const std::string& path, hid_t file_type,
+                                   hid_t memory_type, const void* rows) {
+    write_rows_unchecked(group, name, path, file_type, memory_type, rows);
+    const std::uint64_t sum = checksum(rows, row_values, H5Tget_size(memory_type));
+    const h5::Handle dataset(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!dataset.valid()) h5::fail_h5(source, "cannot open dataset '" + path + "' for its checksum");
+    h5::write_attribute(dataset.get(), "checksum", checksum_text(sum), source);
+  };
+  h5::write_attribute(file, "header_checksum", checksum_text(sum64(header_text(s, K_total).data(), header_text(s, K_total).size(), 1, 0)), source);
   h5::write_attribute(file, "format", std::string(kFormat), source);
   h5::write_attribute(file, "version", kSolutionFormatVersion, source);
   h5::write_attribute(file, "shape", std::string(dg::shape_name(s.shape)), source);
@@ -85,9 +145,37 @@ void write_contents(hid_t file, const Solution& s, int K_total, const RowWriter&
   if (!s.extras.empty()) {
     const h5::Handle extras = h5::create_group(file, "extras", source);
     for (const auto& [name, values] : s.extras)
+    {
       h5::write_dataset(extras.get(), name, "/extras/" + name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
                         {static_cast<hsize_t>(values.size())}, values.data(), source);
+      const h5::Handle dataset(H5Dopen2(extras.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
+      if (!dataset.valid()) h5::fail_h5(source, "cannot open dataset '/extras/" + name + "' for its checksum");
+      h5::write_attribute(dataset.get(), "checksum", checksum_text(sum64(values.data(), values.size(), sizeof(double), 0)),
+                          source);
+    }
   }
+}
+
+// Compares dataset `name` of `location` (its values read as doubles, stored as float32 when
+// `float32`) with its "checksum" attribute; a dataset without one (a file of an rtdg that
+// wrote none) passes unchecked. Returns whether it was checked.
+bool verify_checksum(hid_t location, const std::string& name, const std::string& path, const std::vector<double>& values,
+                     bool float32, const std::string& source) {
+  const h5::Handle dataset(H5Dopen2(location, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dataset.valid() || !h5::has_attribute(dataset.get(), "checksum")) return false;
+  const std::string stored = h5::read_string_attribute(dataset.get(), "checksum", source);
+  std::uint64_t sum = 0;
+  if (float32) {
+    std::vector<float> rounded(values.begin(), values.end());
+    sum = sum64(rounded.data(), rounded.size(), sizeof(float), 0);
+  } else {
+    sum = sum64(values.data(), values.size(), sizeof(double), 0);
+  }
+  if (stored != checksum_text(sum))
+    fail(source, "dataset '" + path + "' does not match its checksum (stored " + stored + ", its values give " +
+                     checksum_text(sum) + "): the file was changed or damaged after rtdg wrote it; use another copy, "
+                     "or restart from another checkpoint of the run");
+  return true;
 }
 
 // /extras/<name>: every dataset of the group, 1D float64 (absent in files without extras).
@@ -108,6 +196,7 @@ void read_extras(hid_t file, Solution& s, const std::string& source) {
     if (!dataset.valid() || H5Sget_simple_extent_ndims(space.get()) != 1) fail(source, "dataset '/extras/" + name + "' is not a 1D array");
     H5Sget_simple_extent_dims(space.get(), &size, nullptr);
     h5::read_doubles(extras.get(), name, "/extras/" + name, {size}, s.extras[name], source);
+    s.checksums += verify_checksum(extras.get(), name, "/extras/" + name, s.extras[name], false, source) ? 1 : 0;
   }
 }
 
@@ -183,6 +272,8 @@ Solution read_contents(hid_t file, const std::string& source, long long first = 
       const std::string name = coordinate_name(d);
       h5::read_doubles(coordinates.get(), name, "/coordinates/" + name, dims, coordinate(s, d), source, first_row,
                        row_count);
+      // A block of rows cannot be checked against the whole dataset's checksum.
+      if (!rows) s.checksums += verify_checksum(coordinates.get(), name, "/coordinates/" + name, coordinate(s, d), false, source);
     }
   }
   const h5::Handle fields = h5::open_group(file, "fields", source);
@@ -190,10 +281,22 @@ Solution read_contents(hid_t file, const std::string& source, long long first = 
   s.values.resize(s.names.size() * nodes);
   std::vector<double> component;
   for (std::size_t c = 0; c < s.names.size(); ++c) {
-    h5::read_doubles(fields.get(), s.names[c], "/fields/" + s.names[c], dims, component, source, first_row, row_count);
+    const std::size_t stored_size =
+        h5::read_doubles(fields.get(), s.names[c], "/fields/" + s.names[c], dims, component, source, first_row, row_count);
+    if (!rows)
+      s.checksums += verify_checksum(fields.get(), s.names[c], "/fields/" + s.names[c], component, stored_size == sizeof(float), source);
     std::copy(component.begin(), component.end(), s.values.begin() + static_cast<std::ptrdiff_t>(c * nodes));
   }
   read_extras(file, s, source);
+  if (h5::has_attribute(file, "header_checksum")) {
+    const std::string stored = h5::read_string_attribute(file, "header_checksum", source);
+    const std::string text = header_text(s, elements ? *elements : s.K);
+    if (stored != checksum_text(sum64(text.data(), text.size(), 1, 0)))
+      fail(source, "its attributes (sizes, field names, time, step, dt) do not match their checksum (header_checksum): "
+                   "the file was changed or damaged after rtdg wrote it; use another copy, or restart from another "
+                   "checkpoint of the run");
+    ++s.checksums;
+  }
   check_solution(s, source);
   return s;
 }
@@ -222,7 +325,7 @@ std::vector<char> file_image(const Solution& solution, const std::string& source
                      hid_t memory_type, const void* rows) {
                    h5::write_dataset(group, dataset, path, file_type, memory_type, dims, rows, source);
                  },
-                 source);
+                 [](const void* rows, std::size_t count, std::size_t size) { return sum64(rows, count, size, 0); }, source);
   if (H5Fflush(handle.get(), H5F_SCOPE_GLOBAL) < 0) h5::fail_h5(source, "cannot flush the file");
   const ssize_t size = H5Fget_file_image(handle.get(), nullptr, 0);
   if (size < 0) h5::fail_h5(source, "cannot get the file's image");
@@ -344,6 +447,13 @@ void write_solution_collective(const std::filesystem::path& file, const Solution
                      }
                      if (H5Dwrite(dataset.get(), memory_type, memory_space.get(), file_space.get(), transfer.get(), rows) < 0)
                        h5::fail_h5(source, "cannot write dataset '" + path + "'");
+                   },
+                   [&](const void* rows, std::size_t count, std::size_t size) {
+                     // Each rank's rows with their indices in the whole dataset, summed over the ranks.
+                     std::uint64_t part = sum64(rows, count, size, static_cast<std::uint64_t>(first) * static_cast<std::uint64_t>(block.Np));
+                     std::uint64_t whole_sum = 0;
+                     MPI_Allreduce(&part, &whole_sum, 1, MPI_UINT64_T, MPI_SUM, comm);
+                     return whole_sum;
                    },
                    source);
     if (!handle.close()) h5::fail_h5(source, "cannot close " + temporary);

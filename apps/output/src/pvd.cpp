@@ -91,6 +91,13 @@ PvdSeries::PvdSeries(std::filesystem::path pvd) : pvd_(std::move(pvd)) {
   if (std::filesystem::exists(pvd_, error)) entries_ = parse(detail::read_file(pvd_), pvd_.string());
 }
 
+void PvdSeries::keep_until(double time) {
+  const std::size_t before = entries_.size();
+  entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.time > time; }),
+                 entries_.end());
+  if (entries_.size() != before) write();
+}
+
 void PvdSeries::add(double time, const std::filesystem::path& vtu) {
   std::error_code error;
   const std::filesystem::path folder = std::filesystem::absolute(pvd_, error).parent_path();
@@ -101,7 +108,10 @@ void PvdSeries::add(double time, const std::filesystem::path& vtu) {
   entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.time >= time; }),
                  entries_.end());
   entries_.push_back({time, stored});
+  write();
+}
 
+void PvdSeries::write() const {
   std::string text =
       "<?xml version=\"1.0\"?>\n"
       "<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"

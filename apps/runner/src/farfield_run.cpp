@@ -179,11 +179,29 @@ void FarFieldRun::restore(const output::Solution& checkpoint) {
   start_ = clock->second[1];
 }
 
-void FarFieldRun::write(const fs::path& dir, double t, long long step) const {
+void FarFieldRun::write(const fs::path& dir, double t, long long step,
+                        const std::function<void(const std::string&)>& claim_path) const {
   if (dft_->samples() == 0) return;
   const config::RunConfig& cfg = problem_.cfg;
   const fs::path out = dir / "farfield";
+  auto claim = [&](const std::string& relative) {
+    if (claim_path) claim_path(relative);
+  };
+  claim("farfield/");
   fs::create_directories(out);
+  // Every file, claimed before the first is written.
+  for (std::size_t f = 0; f < dft_->omegas().size(); ++f) {
+    const std::string stem = "farfield/f" + std::to_string(f);
+    if (surface_.dim == 2) {
+      claim(stem + "_width.csv");
+      continue;
+    }
+    claim(stem + "_eplane.csv");
+    claim(stem + "_hplane.csv");
+    if (cfg.farfield.grid.size() == 2) claim(stem + "_grid.csv");
+  }
+  claim("farfield/frequencies.csv");
+  claim("farfield/farfield.h5");
   const int dim = surface_.dim;
   const dg::Point d = cfg.incident.direction, p = cfg.incident.polarization;
   const dg::Point h = cross(d, p);

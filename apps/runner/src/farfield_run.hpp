@@ -9,6 +9,8 @@
 #include <output/solution.hpp>
 
 #include <filesystem>
+#include <functional>
+#include <string>
 #include <memory>
 #include <ostream>
 
@@ -29,7 +31,9 @@ public:
   void restore(const output::Solution& checkpoint);
   // <dir>/farfield/: frequencies.csv, per frequency f<i>_width.csv (2D) or f<i>_eplane.csv,
   // f<i>_hplane.csv (and f<i>_grid.csv) (3D), and farfield.h5. Nothing before the first sample.
-  void write(const std::filesystem::path& dir, double t, long long step) const;
+  // `claim` is told each path (relative to dir; "farfield/" for the folder) before it is written.
+  void write(const std::filesystem::path& dir, double t, long long step,
+             const std::function<void(const std::string& relative)>& claim = {}) const;
 
 private:
   const Problem& problem_;

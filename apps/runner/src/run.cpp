@@ -5,6 +5,7 @@
 #include "parallel_run.hpp"
 #include "progress.hpp"
 #include "runner/problem.hpp"
+#include "runner/run_folder.hpp"
 
 #include <config/run_config.hpp>
 #include <dg/discretization.hpp>
@@ -22,7 +23,9 @@
 #include <output/solution.hpp>
 #include <output/vtu.hpp>
 #include <rtcg/backend.hpp>
+#include <rtcg/error.hpp>
 #include <rtcg/hash.hpp>
+#include <rtcg/tune_stop.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -45,13 +48,18 @@ std::atomic<int>& stop_signal() {
 
 namespace {
 
-void handle_signal(int signal) { stop_signal().store(signal); }
+// Also stops a tuning at set-up after the variant it is timing (rtcg/tune_stop.hpp).
+void handle_signal(int signal) {
+  stop_signal().store(signal);
+  rtcg::tune::stop_tuning().store(true);
+}
 
 // Installs the SIGINT/SIGTERM handlers for the duration of a run and restores the old ones.
 class SignalGuard {
 public:
   SignalGuard() {
     stop_signal().store(0);
+    rtcg::tune::stop_tuning().store(false);
     struct sigaction action {};
     action.sa_handler = handle_signal;
     sigemptyset(&action.sa_mask);
@@ -59,6 +67,7 @@ public:
     sigaction(SIGTERM, &action, &old_term_);
   }
   ~SignalGuard() {
+    rtcg::tune::stop_tuning().store(false);
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
   }
@@ -149,7 +158,18 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
     choose_device(comm, cfg.backend);
     make_part(s, s.part, comm, log);
   }
-  rtcg::Backend& backend = rtcg::backend(cfg.backend);
+  rtcg::Backend& backend = [&]() -> rtcg::Backend& {
+    try {
+      return rtcg::backend(cfg.backend);
+    } catch (const rtcg::DeviceError& e) {
+      // rtcg's advice names the --backend option of `rtdg tune` and `rtdg bench`; a run's backend
+      // is run.backend.
+      std::string why = e.what();
+      if (const auto at = why.find("; use --backend host"); at != std::string::npos) why.erase(at);
+      throw fluxes::Error(cfg.where("run.backend"), why + "; set run.backend = \"host\" (or \"auto\") in the config, "
+                                                       "or pass --set run.backend=host, to run on the CPU");
+    }
+  }();
   const int K = s.part.parallel() ? s.part.global_K : s.disc.K;
   log << "[rtdg] " << s.law.name << " on " << K << " " << dg::shape_name(s.disc.element.shape) << "s of order "
       << cfg.order << " (" << s.law.state_components() << " x " << K << " x " << s.disc.element.Np
@@ -283,22 +303,81 @@ void describe_snapshot(output::Solution& sol, const Setup& s, double t, long lon
   sol.dt = s.dt;
 }
 
-// A new run refuses a folder that already holds an earlier run's files unless --overwrite,
-// and then removes only what a run writes there.
-void prepare_output_dir(const fs::path& dir, const config::RunConfig& cfg, bool overwrite) {
-  std::vector<fs::path> ours = {dir / "config.toml", dir / (cfg.name + ".pvd"), dir / "snapshots", dir / "checkpoints",
-                                dir / "summary.json", dir / "farfield"};
-  for (std::size_t p = 0; p < cfg.probes.size(); ++p) ours.push_back(dir / (cfg.probes[p].name + ".csv"));
-  std::vector<fs::path> found;
-  for (const fs::path& path : ours)
-    if (fs::exists(path)) found.push_back(path);
-  if (!found.empty() && !overwrite)
-    throw std::runtime_error("the output folder " + dir.string() + " already holds an earlier run's files (e.g. " +
-                             found.front().string() +
-                             "); pass --overwrite to replace them, set run.output_dir to another folder, or continue "
-                             "the earlier run with --restart <checkpoint>");
-  for (const fs::path& path : found) fs::remove_all(path);
-  fs::create_directories(dir);
+// The names a run writes at the top of its output folder (folders end in '/'), for
+// RunFolder::foreign: what must not be in the way.
+std::vector<std::string> output_names(const config::RunConfig& cfg) {
+  std::vector<std::string> names = {"config.toml", "summary.json", cfg.name + ".pvd", "snapshots/", "checkpoints/"};
+  if (cfg.farfield.enabled) names.push_back("farfield/");
+  for (const config::Probe& probe : cfg.probes) names.push_back(probe.name + ".csv");
+  return names;
+}
+
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  if (fs::equivalent(a, b, ec)) return true;
+  return fs::weakly_canonical(fs::absolute(a), ec) == fs::weakly_canonical(fs::absolute(b), ec);
+}
+
+std::string listing(const std::vector<fs::path>& paths) {
+  std::string list;
+  for (std::size_t i = 0; i < paths.size() && i < 3; ++i) list += (i ? ", " : "") + paths[i].string();
+  if (paths.size() > 3) list += " and " + std::to_string(paths.size() - 3) + " more";
+  return list;
+}
+
+// A new run, or a restart into a folder of its own: RunFolder::prepare_new_run, with a word of
+// its own for the case of a config whose copy would replace it (run.output_dir = "." beside a
+// config.toml).
+void prepare_new_folder(RunFolder& folder, const std::vector<std::string>& names, bool overwrite, const fs::path& input) {
+  std::error_code ec;
+  const fs::path copy = folder.dir() / "config.toml";
+  if (!input.empty() && !folder.owns("config.toml") && fs::equivalent(input, copy, ec))
+    throw RunFolderError("the output folder " + folder.dir().string() + " is the folder of the config file " +
+                         input.string() + ", which the effective config (" + copy.string() +
+                         ") would replace: set run.output_dir to another folder");
+  folder.prepare_new_run(names, overwrite);
+}
+
+// A restart in its checkpoint's own run folder: the checkpoint must be one this folder's run
+// wrote (in its manifest), nothing of another's may be in the way, and the outputs the run wrote
+// after the checkpoint's step (a restart from an earlier point) are deleted with --overwrite or
+// refused without it, so that the series, the probes and the checkpoints stay one history.
+void prepare_restart_in_place(RunFolder& folder, const fs::path& checkpoint, const output::Solution& from,
+                              const std::vector<std::string>& names, bool overwrite) {
+  const std::string relative = "checkpoints/" + checkpoint.filename().string();
+  const std::string manifest = (folder.dir() / RunFolder::kManifest).string();
+  const auto found = folder.entries().find(relative);
+  if (found == folder.entries().end() || found->second.kind != "checkpoint")
+    throw RunFolderError("the checkpoint " + checkpoint.string() + " is not one rtdg wrote into " + folder.dir().string() +
+                         " (" + (folder.has_manifest() ? "it is not in " + manifest : "the folder has no " + std::string(RunFolder::kManifest)) +
+                         ": an rtdg that kept none wrote it, or it was put there by hand), so continuing there could "
+                         "replace files of another run: pass --set run.output_dir=<new folder> to continue into a new "
+                         "folder");
+  if (const std::vector<fs::path> in_the_way = folder.foreign(names); !in_the_way.empty())
+    throw RunFolderError("the output folder " + folder.dir().string() + " holds " + listing(in_the_way) +
+                         ", which rtdg did not write (not in " + manifest +
+                         "); rtdg replaces and deletes only its own files: move " +
+                         (in_the_way.size() == 1 ? "it" : "them") +
+                         " away, or pass --set run.output_dir=<new folder> to continue into a new folder");
+  std::vector<std::pair<std::string, RunFolder::Entry>> later;
+  for (const auto& [path, entry] : folder.entries())
+    if (entry.step > from.step && (entry.kind == "checkpoint" || entry.kind == "snapshot" || entry.kind == "farfield" ||
+                                   entry.kind == "summary"))
+      later.emplace_back(path, entry);
+  if (later.empty()) return;
+  if (!overwrite) {
+    const auto last = std::max_element(later.begin(), later.end(),
+                                       [](const auto& a, const auto& b) { return a.second.step < b.second.step; });
+    throw RunFolderError("the checkpoint " + checkpoint.string() + " is at step " + std::to_string(from.step) +
+                         ", but its run folder " + folder.dir().string() + " holds " + std::to_string(later.size()) +
+                         " outputs written after it (up to " + (folder.dir() / last->first).string() + " at step " +
+                         std::to_string(last->second.step) +
+                         "), and continuing there would mix the two histories: pass --overwrite to delete the "
+                         "outputs after step " + std::to_string(from.step) +
+                         " (and the .pvd entries and probe rows after its time), or --set run.output_dir=<new folder> "
+                         "to continue into a new folder");
+  }
+  for (const auto& entry : later) folder.remove(entry.first);
 }
 
 // ", field Ez is 3.2e+07 in element 5 (node 3 at x = 0.25, y = 0.5)": where a value sits.
@@ -375,24 +454,109 @@ std::string growth_text(const Setup& s, long long step, double t, double largest
   return text.str();
 }
 
-// "[rtdg] warning: ..." when the time step is above the integrator's stability limit.
-void warn_about_cfl(const config::RunConfig& cfg, const dg::Solver& solver, double dt, std::ostream& log) {
+// The time settings, checked before the first step (docs/running.md, "Time step"): a step from
+// a wave speed that is positive and finite and gives 1e-12 x time.final <= dt <= time.final, a
+// Courant number within the integrator's stability limit (time.allow_unstable = true runs it with
+// a warning), and no more steps or snapshots than time.max_steps and output.max_snapshots.
+// `speed`: the largest wave speed of the state (the law's max_wave_speed), for a cfl-based step.
+// A cfl-based step needs a positive, finite wave speed: said with the law file that gave it.
+void check_wave_speed(const config::RunConfig& cfg, double speed) {
+  if (!(speed > 0) || !std::isfinite(speed))
+    throw std::runtime_error("the largest wave speed of the initial state is " + format_number(speed) +
+                             ", from the law's max_wave_speed (" + cfg.law_file.string() +
+                             "): a time step from time.cfl needs a positive, finite wave speed; fix max_wave_speed, or "
+                             "the parameters or initial state it is evaluated at, or give a fixed time.dt");
+}
+
+void check_time_settings(const config::RunConfig& cfg, const dg::Solver& solver, double dt, double speed, double t,
+                         std::ostream& log) {
+  const double T = cfg.final_time;
+  const std::string law = "the law's max_wave_speed (" + cfg.law_file.string() + ")";
   const double limit = stable_cfl_limit(cfg.integrator);
   double cfl = cfg.cfl.value_or(0.5);
   if (cfg.dt) {
+    // A fixed step's Courant number (none to judge by without a wave speed).
+    cfl = 0;
     try {
-      cfl = *cfg.dt / solver.stable_dt(1.0);  // the Courant number of a fixed step
+      if (speed > 0 && std::isfinite(speed)) cfl = *cfg.dt / solver.stable_dt(1.0);
     } catch (const std::exception&) {
-      return;  // no wave speed to measure it by
     }
   }
-  if (!(cfl > limit)) return;
-  log << "[rtdg] warning: "
-      << (cfg.dt ? "time.dt = " + format_number(dt) + " is a Courant number of " + format_number(cfl)
-                 : "time.cfl = " + format_number(cfl) + " is")
-      << " above " << format_number(limit) << ", where " << cfg.integrator
-      << " goes unstable at some orders (docs/running.md, \"Time step\"): the solution will likely blow up; use a "
-         "smaller time.cfl\n";
+  if (cfl > limit) {
+    const std::string what = cfg.dt ? "time.dt = " + format_number(dt) + " is a Courant number of " + format_number(cfl)
+                                    : "time.cfl = " + format_number(cfl) + " is";
+    if (!cfg.allow_unstable)
+      throw std::runtime_error(what + " above " + format_number(limit) + ", where " + cfg.integrator +
+                               " goes unstable at some orders (docs/running.md, \"Time step\"): the solution would "
+                               "blow up; use a smaller " + (cfg.dt ? "time.dt" : "time.cfl") +
+                               ", or set time.allow_unstable = true to run it anyway");
+    log << "[rtdg] warning: " << what << " above " << format_number(limit) << ", where " << cfg.integrator
+        << " goes unstable at some orders (docs/running.md, \"Time step\"): the solution will likely blow up; use a "
+           "smaller time.cfl\n";
+  }
+  if (!cfg.dt) {
+    check_wave_speed(cfg, speed);
+    if (!(dt >= 1e-12 * T) || !(dt <= T))
+      throw std::runtime_error("the time step time.cfl (" + format_number(cfg.cfl.value_or(0.5)) +
+                               ") x h / wave speed is " + format_number(dt) + ", " +
+                               (dt <= T ? "below 1e-12 of" : "above") + " time.final = " + format_number(T) +
+                               ", because the largest wave speed is " + format_number(speed) + ", from " + law +
+                               ": that is not a wave speed of this problem; fix max_wave_speed");
+  } else if (!(dt >= 1e-12 * T)) {
+    throw std::runtime_error("time.dt = " + format_number(dt) + " is below 1e-12 of time.final = " + format_number(T) +
+                             ": the run would not end; give a larger time.dt, or time.cfl instead");
+  }
+  const double steps = std::ceil((T - t) / dt);
+  if (steps > cfg.max_steps)
+    throw std::runtime_error("the run would take " + format_number(steps) + " steps of dt = " + format_number(dt) +
+                             " to time.final = " + format_number(T) + ", more than time.max_steps = " +
+                             format_number(cfg.max_steps) + "; set time.max_steps higher if you mean it");
+  if (cfg.output_interval > 0 && (T - t) / cfg.output_interval > cfg.max_snapshots)
+    throw std::runtime_error("output.interval = " + format_number(cfg.output_interval) + " would write " +
+                             format_number(std::floor((T - t) / cfg.output_interval)) +
+                             " snapshots, more than output.max_snapshots = " + format_number(cfg.max_snapshots) +
+                             "; give a larger output.interval, or set output.max_snapshots higher if you mean it");
+}
+
+// What a checkpoint says about where it is in the run, against the config it continues: a step
+// count and a time that a run reaches (finite, not negative, agreeing with each other and with
+// the recorded step), and a time before time.final. Throws naming the file and the value.
+void check_checkpoint_against_config(const fs::path& file, const output::Solution& c, const config::RunConfig& cfg) {
+  const std::string where = "the checkpoint " + file.string();
+  const std::string earlier = "; restart from another checkpoint of the run (an earlier one), or start it again";
+  if (c.step < 0) throw std::runtime_error(where + " says step = " + std::to_string(c.step) + ", which no run reaches" + earlier);
+  if (!std::isfinite(c.time) || c.time < 0)
+    throw std::runtime_error(where + " says time = " + format_number(c.time) + ", which no run reaches" + earlier);
+  if (!std::isfinite(c.dt) || c.dt < 0)
+    throw std::runtime_error(where + " says dt = " + format_number(c.dt) + ", which is not a time step" + earlier);
+  if ((c.step == 0) != (c.time == 0))
+    throw std::runtime_error(where + " says step = " + std::to_string(c.step) + " at time = " + format_number(c.time) +
+                             ", which do not go together (every step advances the time)" + earlier);
+  // Every step is at most dt (the last before an output time is shortened to land on it); with
+  // time.dt_update_every the step changes during the run, so this holds only for a fixed one.
+  if (c.dt > 0 && cfg.dt_update_every == 0 && c.time > static_cast<double>(c.step) * c.dt * (1 + 1e-9))
+    throw std::runtime_error(where + " says time = " + format_number(c.time) + " after " + std::to_string(c.step) +
+                             " steps of dt = " + format_number(c.dt) + ", which they do not reach" + earlier);
+  if (c.time >= cfg.final_time)
+    throw std::runtime_error(where + " is at t = " + format_number(c.time) + ", at or past time.final = " +
+                             format_number(cfg.final_time) + ": there is nothing left to run; pass --set "
+                             "time.final=<a later time> to run on");
+}
+
+// The loaded state is finite: the run checks it before writing a checkpoint, so a NaN or an
+// infinity in one is damage. `first_element`: the element number of the solution's first row.
+void check_checkpoint_values(const fs::path& file, const output::Solution& c, long long first_element) {
+  const std::size_t nodes = static_cast<std::size_t>(c.K) * static_cast<std::size_t>(c.Np);
+  for (std::size_t i = 0; i < c.values.size(); ++i) {
+    if (std::isfinite(c.values[i])) continue;
+    const std::size_t component = nodes ? i / nodes : 0, at = nodes ? i % nodes : 0;
+    throw std::runtime_error(
+        "the checkpoint " + file.string() + " holds " + format_number(c.values[i]) + " in field " +
+        (component < c.names.size() ? c.names[component] : std::string("?")) + " at element " +
+        std::to_string(first_element + static_cast<long long>(at / static_cast<std::size_t>(c.Np))) + ", node " +
+        std::to_string(at % static_cast<std::size_t>(c.Np)) +
+        ": a run writes only finite checkpoints, so this one is damaged; restart from an earlier checkpoint of the run");
+  }
 }
 
 // The checkpoint's node coordinates must be the run's: same mesh (the fingerprint says so) and
@@ -458,6 +622,8 @@ RunSummary run(const RunOptions& options) {
   std::optional<output::Solution> restart;
   int restart_elements = 0;  // the checkpoint's K
   fs::path output_dir;
+  fs::path home;          // a restart: the run folder its checkpoint is in (empty: none)
+  bool in_place = false;  // a restart continuing in that folder
   if (options.restart) {
     // A parallel run reads the attributes now and each rank its block of rows once the
     // partition is known (below); a serial run reads it all.
@@ -470,24 +636,54 @@ RunSummary run(const RunOptions& options) {
     // Values at other reference nodes than this rtdg's (the order-6 triangle nodes before
     // issue 14) are refused before anything is built.
     output::check_restart_nodes(*options.restart, *restart);
+    if (dg::world().size() == 1) check_checkpoint_values(*options.restart, *restart, 0);
     s.cfg = config::parse_config(restart->effective_config, *options.restart, options.overrides);
-    // The checkpoint lives in <output_dir>/checkpoints/: continue in that folder.
-    output_dir = fs::absolute(*options.restart).parent_path().parent_path();
+    check_checkpoint_against_config(*options.restart, *restart, s.cfg);
+    // A checkpoint in <run folder>/checkpoints/ continues in that folder, unless run.output_dir
+    // says where the continuation goes (a new segment of the run).
+    const fs::path checkpoint = fs::absolute(*options.restart);
+    if (checkpoint.parent_path().filename() == "checkpoints") home = checkpoint.parent_path().parent_path();
+    const bool dir_given = std::any_of(options.overrides.begin(), options.overrides.end(),
+                                       [](const std::string& o) { return override_key(o) == "run.output_dir"; });
+    if (dir_given) {
+      output_dir = s.cfg.output_dir;
+    } else if (home.empty()) {
+      throw std::runtime_error("the checkpoint " + options.restart->string() +
+                               " is not in the checkpoints/ folder of a run's output folder, so rtdg does not know "
+                               "which run it continues: pass --set run.output_dir=<folder> to write the continuation "
+                               "into a new folder");
+    } else {
+      output_dir = home;
+    }
+    in_place = !home.empty() && same_folder(output_dir, home);
   } else {
     s.cfg = config::read_config(options.config, options.overrides);
     output_dir = s.cfg.output_dir;
   }
   const config::RunConfig& cfg = s.cfg;
+  // Rank 0 owns the output folder: its lock (a second run into it stops here, before any set-up)
+  // and its manifest; what is in the way is refused before the kernels are built.
+  std::optional<RunFolder> folder;
+  if (dg::world().rank() == 0) {
+    folder.emplace(output_dir);
+    if (in_place) prepare_restart_in_place(*folder, *options.restart, *restart, output_names(cfg), options.overwrite);
+    else prepare_new_folder(*folder, output_names(cfg), options.overwrite, options.restart ? fs::path() : options.config);
+  }
+  auto stopped_at_set_up = [](int signal) {
+    return std::runtime_error(std::string(signal == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)") +
+                              " while setting up the run; nothing was written");
+  };
   try {
     build(s, log, restart ? restart->plan : std::string());
   } catch (const std::exception&) {
     // Ctrl-C during set-up also stops a kernel compile in progress (the compiler is in the same
     // process group): say that, not "compile failed".
-    if (const int signal = stop_signal().load())
-      throw std::runtime_error(std::string(signal == SIGINT ? "interrupted (SIGINT)" : "terminated") +
-                               " while setting up the run; nothing was written");
+    if (const int signal = stop_signal().load()) throw stopped_at_set_up(signal);
     throw;
   }
+  // A signal during tuning stopped it after the variant being timed (its measurements kept):
+  // the run ends here rather than starting to step.
+  if (const int signal = stop_signal().load()) throw stopped_at_set_up(signal);
   dg::Solver& solver = *s.solver;
   rtcg::Backend& backend = solver.backend();
   const dg::Communicator& comm = s.comm();
@@ -515,6 +711,7 @@ RunSummary run(const RunOptions& options) {
       const output::Solution block =
           output::read_solution_rows(*options.restart, s.part.block_first, s.part.block_rows, elements);
       check_checkpoint_nodes(*options.restart, block, s.part.block_xyz, s.part.block_first);
+      check_checkpoint_values(*options.restart, block, s.part.block_first);
       solver.set_state(local_from_blocks(s.part, block.values, solver.components(), s.disc.element.Np));
     } else {
       // The node coordinates [dim][K][Np] (each Np x K column-major matrix is [K][Np]).
@@ -531,8 +728,10 @@ RunSummary run(const RunOptions& options) {
     step = restart->step;
     log << "[rtdg] restarting from " << options.restart->string() << " at step " << step << ", t = " << format_number(t)
         << "\n";
+    if (!parallel && restart->checksums == 0)
+      log << "[rtdg] note: the checkpoint carries no checksums (an older rtdg wrote it), so damage to its values "
+             "cannot be detected; they are checked for finiteness and against the mesh only\n";
   } else {
-    if (root) prepare_output_dir(output_dir, cfg, options.overwrite);
     if (cfg.initial == "law") {
       const std::vector<double> values = solver.initial_values();
       initial_scale = comm.max(largest_abs(values));
@@ -544,18 +743,22 @@ RunSummary run(const RunOptions& options) {
     }
   }
   if (root) {
-    fs::create_directories(output_dir / "snapshots");
-    fs::create_directories(output_dir / "checkpoints");
+    folder->create_folder("snapshots");
+    folder->create_folder("checkpoints");
+    folder->claim("config.toml", "config", step, t);
     std::ofstream out(output_dir / "config.toml");
     out << cfg.effective_toml;
+    if (!out.flush()) throw std::runtime_error("cannot write " + (output_dir / "config.toml").string());
   }
 
   // With time.dt_update_every = n the step is re-evaluated from the state at steps 0, n, 2n, ...
   // (below); in between, a restart continues with the step its checkpoint records.
+  const double initial_speed = comm.max(solver.max_wave_speed());
+  if (!cfg.dt) check_wave_speed(cfg, initial_speed);
   s.dt = cfg.dt ? *cfg.dt : restart && restart->dt > 0 && cfg.dt_update_every > 0 ? restart->dt
                                                                                   : comm.min(solver.stable_dt(cfg.cfl.value_or(0.5)));
   double& dt = s.dt;
-  warn_about_cfl(cfg, solver, dt, log);
+  check_time_settings(cfg, solver, dt, initial_speed, t, log);
   // The far-field transform (docs/scattering.md); a restart continues its sums.
   std::unique_ptr<FarFieldRun> farfield;
   if (cfg.farfield.enabled) {
@@ -584,7 +787,10 @@ RunSummary run(const RunOptions& options) {
   // element send its values there when a probe is due.
   output::Probes probes(root ? whole : s.disc, root || !parallel ? s.mesh : s.part.local->mesh, solver.component_names(),
                         root ? probe_specs : std::vector<output::ProbeSpec>{});
-  if (root) probes.open(output_dir, restart ? std::optional<double>(t) : std::nullopt);
+  if (root) {
+    for (const config::Probe& p : cfg.probes) folder->claim(p.name + ".csv", "probe", step, t);
+    probes.open(output_dir, restart ? std::optional<double>(t) : std::nullopt);
+  }
   // Probes read only their elements' values: a small copy per step instead of the whole state.
   std::vector<int> probe_elements;
   for (std::size_t p = 0; p < probes.size(); ++p)
@@ -643,20 +849,32 @@ RunSummary run(const RunOptions& options) {
   if (write_vtu) {
     pvd.emplace(output_dir / (cfg.name + ".pvd"));
     summary.pvd = output_dir / (cfg.name + ".pvd");
+    // A restart in place continues the series from its time (the snapshots after it are gone).
+    if (root && in_place) {
+      folder->claim(cfg.name + ".pvd", "pvd", step, t);
+      pvd->keep_until(t);
+    }
   }
   // A parallel run writes its HDF5 files collectively when the HDF5 is the parallel one
   // (each rank its block of rows), else gathered on rank 0 as the VTU snapshots are.
   const bool collective = parallel && output::parallel_hdf5_available();
+  // rtdg writes a file only once the manifest lists it (RunFolder::claim).
+  auto claim = [&](const fs::path& file, const char* kind) {
+    if (root) folder->claim(file.lexically_relative(output_dir).generic_string(), kind, step, t);
+  };
   auto write_snapshot = [&](long long index) {
     char stem[64];
     std::snprintf(stem, sizeof stem, "_%04lld", index);
-    const fs::path base = output_dir / "snapshots" / (cfg.name + stem);
+    // The extension is added to the name, not swapped in: run.name may hold a '.' ("a.5").
+    const std::string base = (output_dir / "snapshots" / (cfg.name + stem)).string();
+    const fs::path h5_file = base + ".h5", vtu_file = base + ".vtu", pvtu_file = base + ".pvtu";
+    if (cfg.hdf5) claim(h5_file, "snapshot");
     if (collective && cfg.hdf5)
-      output::write_solution_collective(fs::path(base).replace_extension(".h5"), block_snapshot(s, t, step),
-                                        s.part.block_first, s.part.global_K, comm.mpi_comm());
+      output::write_solution_collective(h5_file, block_snapshot(s, t, step), s.part.block_first, s.part.global_K,
+                                        comm.mpi_comm());
     const output::Solution sol =
         (cfg.hdf5 && !collective) || (write_vtu && !parallel) ? snapshot(s, t, step) : output::Solution{};
-    if (root && cfg.hdf5 && !collective) output::write_solution(fs::path(base).replace_extension(".h5"), sol);
+    if (root && cfg.hdf5 && !collective) output::write_solution(h5_file, sol);
     if (write_vtu && parallel) {
       // One VTU piece per rank (its own elements), and rank 0's .pvtu naming them all.
       output::Solution piece = output::make_solution(s.disc);
@@ -665,17 +883,24 @@ RunSummary run(const RunOptions& options) {
       const auto piece_name = [&](int rank) {
         return fs::path(base).filename().string() + "_p" + std::to_string(rank) + ".vtu";
       };
-      output::write_vtu(base.parent_path() / piece_name(comm.rank()), piece);
+      // Rank 0 claims every rank's piece before any is written.
+      for (int r = 0; r < comm.size(); ++r) claim(fs::path(base).parent_path() / piece_name(r), "snapshot");
+      claim(pvtu_file, "snapshot");
+      if (root) claim(pvd->path(), "pvd");
+      comm.barrier();
+      output::write_vtu(fs::path(base).parent_path() / piece_name(comm.rank()), piece);
       comm.barrier();
       if (root) {
         std::vector<fs::path> pieces;
         for (int r = 0; r < comm.size(); ++r) pieces.emplace_back(piece_name(r));
-        output::write_pvtu(fs::path(base).replace_extension(".pvtu"), pieces, piece.names, piece.dim, piece.precision);
-        pvd->add(t, fs::path(base).replace_extension(".pvtu"));
+        output::write_pvtu(pvtu_file, pieces, piece.names, piece.dim, piece.precision);
+        pvd->add(t, pvtu_file);
       }
     } else if (root && write_vtu) {
-      output::write_vtu(fs::path(base).replace_extension(".vtu"), sol);
-      pvd->add(t, fs::path(base).replace_extension(".vtu"));
+      claim(vtu_file, "snapshot");
+      claim(pvd->path(), "pvd");
+      output::write_vtu(vtu_file, sol);
+      pvd->add(t, vtu_file);
     }
     if (cfg.error) {
       // Each rank's part, summed: sqrt(sum of the parts' squared errors).
@@ -691,25 +916,34 @@ RunSummary run(const RunOptions& options) {
     char name[64];
     std::snprintf(name, sizeof name, "checkpoint_%09lld.h5", step);
     const fs::path file = output_dir / "checkpoints" / name;
+    try {
+      claim(file, "checkpoint");
+      if (collective) {
+        // Far-field sums are refused in parallel runs (build()), so there are no extras.
+        output::write_solution_collective(file, block_snapshot(s, t, step), s.part.block_first, s.part.global_K,
+                                          comm.mpi_comm());
+      }
+      output::Solution checkpoint = collective ? output::Solution{} : snapshot(s, t, step);
+      if (root) {
+        if (farfield) farfield->store(checkpoint);
+        if (!collective) output::write_solution(file, checkpoint);
+      }
+    } catch (const std::exception& e) {
+      // A full disk, say: the run stops, and says which checkpoint to continue from.
+      throw RunFailure(std::string(e.what()) + checkpoint_text(summary.last_checkpoint) +
+                       (summary.last_checkpoint.empty() ? "" : " (continue from it once the problem is fixed)"));
+    }
     summary.last_checkpoint = file;
-    if (collective) {
-      // Far-field sums are refused in parallel runs (build()), so there are no extras.
-      output::write_solution_collective(file, block_snapshot(s, t, step), s.part.block_first, s.part.global_K,
-                                        comm.mpi_comm());
-    }
-    output::Solution checkpoint = collective ? output::Solution{} : snapshot(s, t, step);
     if (!root) return;
-    if (farfield) farfield->store(checkpoint);
-    if (!collective) output::write_solution(file, checkpoint);
-    if (farfield) farfield->write(output_dir, t, step);
-    // Keep the newest checkpoint.keep files (names sort by step).
-    std::vector<fs::path> all;
-    for (const auto& entry : fs::directory_iterator(output_dir / "checkpoints")) {
-      const std::string n = entry.path().filename().string();
-      if (n.rfind("checkpoint_", 0) == 0 && entry.path().extension() == ".h5") all.push_back(entry.path());
-    }
-    std::sort(all.begin(), all.end());
-    for (std::size_t i = 0; i + static_cast<std::size_t>(cfg.checkpoint_keep) < all.size(); ++i) fs::remove(all[i]);
+    if (farfield)
+      farfield->write(output_dir, t, step, [&](const std::string& relative) {
+        if (!relative.empty() && relative.back() == '/') folder->create_folder(relative.substr(0, relative.size() - 1));
+        else folder->claim(relative, "farfield", step, t);
+      });
+    // Keep the newest checkpoint.keep of the checkpoints this run folder's manifest lists (by
+    // step); a file rtdg did not write is never deleted.
+    const auto all = folder->of_kind("checkpoint");
+    for (std::size_t i = 0; i + static_cast<std::size_t>(cfg.checkpoint_keep) < all.size(); ++i) folder->remove(all[i].first);
   };
 
   GrowthLimit growth;
@@ -888,6 +1122,7 @@ RunSummary run(const RunOptions& options) {
     }
   }
   if (!root) return summary;
+  folder->claim("summary.json", "summary", step, t);
   std::ofstream(output_dir / "summary.json") << j.dump(2) << "\n";
   return summary;
 }

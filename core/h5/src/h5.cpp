@@ -37,10 +37,26 @@ Handle string_type(std::size_t size) {
   return type;
 }
 
+long long attribute_values(hid_t attribute) {
+  const Handle space(H5Aget_space(attribute), H5Sclose);
+  if (!space.valid()) return -1;
+  return static_cast<long long>(H5Sget_simple_extent_npoints(space.get()));
+}
+
 Handle open_read_only(const std::filesystem::path& file, std::string& problem) {
   std::error_code error;
-  if (!std::filesystem::is_regular_file(file, error)) {
+  const std::filesystem::file_status status = std::filesystem::status(file, error);
+  if (!std::filesystem::exists(status)) {
     problem = "no such file";
+    return {};
+  }
+  if (std::filesystem::is_directory(status)) {
+    problem = "is a folder, not an HDF5 file";
+    return {};
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    // A FIFO or a device would block or never end: HDF5 is not let near it.
+    problem = "is not a regular file (a FIFO, device or socket); rtdg reads HDF5 files only from regular files";
     return {};
   }
   if (H5Fis_hdf5(file.c_str()) <= 0) {
@@ -48,7 +64,12 @@ Handle open_read_only(const std::filesystem::path& file, std::string& problem) {
     return {};
   }
   Handle handle(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!handle.valid()) problem = with_last_error("cannot open");
+  // It has the HDF5 signature, so the usual cause is a file cut short (a copy or a write that
+  // did not finish): said with its size, HDF5's own words after.
+  if (!handle.valid())
+    problem = with_last_error("an HDF5 file that cannot be opened (" + std::to_string(std::filesystem::file_size(file, error)) +
+                              " bytes): it is most likely truncated or damaged, e.g. a copy that did not finish; use "
+                              "another copy of it");
   return handle;
 }
 

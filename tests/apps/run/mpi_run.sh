@@ -61,7 +61,7 @@ grep -q "received before any element is computed" "$work/np2_no_overlap.log" ||
 
 # Restart on 2 ranks from the 3 ranks' first checkpoint: it continues in that run's folder.
 checkpoint=$(ls "$work/np3/checkpoints/"checkpoint_*.h5 | sort | head -1)
-timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" > "$work/restart.log" 2>&1 ||
+timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" --overwrite > "$work/restart.log" 2>&1 ||
   { cat "$work/restart.log"; fail "restart on 2 ranks"; }
 "$compare" "$last" "$work/np3/snapshots/$(basename "$last")" 0 || fail "the 3-to-2 rank restart differs from the serial run"
 
@@ -101,7 +101,7 @@ if ! printf '%s\n' "$@" | grep -qx 'run.backend=cuda'; then
   "$compare" "$graph_last" "$work/graph_np2/snapshots/$last_name" 1e-12 ||
     fail "2 ranks without the database's graph differ from the serial graph run"
   checkpoint=$(ls "$work/graph_serial/checkpoints/"checkpoint_*.h5 | sort | head -1)
-  RTDG_TUNE=off timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" > "$work/graph_restart.log" 2>&1 ||
+  RTDG_TUNE=off timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" --overwrite > "$work/graph_restart.log" 2>&1 ||
     { cat "$work/graph_restart.log"; fail "restart on 2 ranks of a checkpoint computed with graph = on"; }
   grep -q "the checkpoint's; $dropped" "$work/graph_restart.log" ||
     { cat "$work/graph_restart.log"; fail "restart on 2 ranks of a graph checkpoint: the log does not say the graph is off"; }

@@ -312,7 +312,7 @@ TEST_F(Run, BlowUpNamesStepTimeFieldAndElementAndKeepsTheLastGoodCheckpoint) {
   RunOptions options = cavity_options(dir);
   // Far above the stable step: the solution overflows within a few hundred steps. The growth
   // check is off (run.blowup_factor = 0), so the finiteness check stops it.
-  options.overrides.insert(options.overrides.end(), {"time.cfl=4.0", "time.final=100", "output.interval=0.5",
+  options.overrides.insert(options.overrides.end(), {"time.cfl=4.0", "time.allow_unstable=true", "time.final=100", "output.interval=0.5",
                                                      "checkpoint.interval=0.5", "run.blowup_factor=0"});
   Quiet quiet;
   try {
@@ -353,7 +353,7 @@ std::string format_g(double value) {
 RunOptions growing_cavity(const fs::path& dir) {
   RunOptions options = cavity_options(dir);
   options.overrides.insert(options.overrides.end(),
-                           {"time.cfl=10", "time.final=2", "output.interval=0", "checkpoint.interval=0.01"});
+                           {"time.cfl=10", "time.allow_unstable=true", "time.final=2", "output.interval=0", "checkpoint.interval=0.01"});
   return options;
 }
 
@@ -434,7 +434,7 @@ TEST_F(Run, GrowthOfAScatteringRunIsJudgedAgainstTheIncidentAmplitude) {
   options.config = test::data("maxwell/cylinder2d.toml");
   options.overrides = {"run.backend=host", "run.output_dir=\"" + dir.string() + "\"", "discretization.order=1",
                        "output.interval=0", "output.vtu=false", "checkpoint.interval=0", "run.progress_every=1",
-                       "time.cfl=10", "incident.amplitude=2"};
+                       "time.cfl=10", "time.allow_unstable=true", "incident.amplitude=2"};
   Quiet quiet;
   try {
     quiet.run(options);
@@ -490,6 +490,7 @@ TEST_F(Run, ALargeCourantNumberWarnsAtStart) {
   auto log_of = [&](const std::string& name, std::vector<std::string> extra) {
     RunOptions options = cavity_options(root / name);
     options.overrides.insert(options.overrides.end(), extra.begin(), extra.end());
+    options.overrides.push_back("time.allow_unstable=true");  // a warning, not a refusal (test_time_settings.cpp)
     options.stop_after_steps = 1;
     Quiet quiet;
     quiet.run(options);

@@ -139,6 +139,14 @@ struct RunConfig {
   // state's max wave speed (steps 0, n, 2n, ...); 0 = dt from the initial state only. Needs cfl.
   int dt_update_every = 0;
   std::string integrator = "lserk4";           // time.integrator: lserk4 | ssprk3
+  // time.allow_unstable: run a time.cfl (or a time.dt's Courant number) above the integrator's
+  // stability limit instead of stopping (docs/running.md, "Time step").
+  bool allow_unstable = false;
+  // time.max_steps, output.max_snapshots: a run that would take more steps or write more
+  // snapshots stops before the first step unless these are raised (a typo such as
+  // output.interval = 1e-300 would fill the disk).
+  double max_steps = 1e8;
+  double max_snapshots = 1e5;
   std::vector<BoundaryAssignment> boundaries;  // [boundary] mesh_name = "condition", in file order
   std::string initial = "zero";                // initial.condition: "zero" | "law"
   Incident incident;

@@ -32,10 +32,16 @@ public:
   // write again), and rewrites the .pvd atomically.
   void add(double time, const std::filesystem::path& vtu);
 
+  // Drops the entries with time > `time` (a run restarted from an earlier point deleted their
+  // snapshots) and rewrites the .pvd when any was dropped.
+  void keep_until(double time);
+
   const std::filesystem::path& path() const { return pvd_; }
   const std::vector<Entry>& entries() const { return entries_; }
 
 private:
+  void write() const;
+
   std::filesystem::path pvd_;
   std::vector<Entry> entries_;
 };

@@ -48,6 +48,9 @@ struct Solution {
   // The time step in use when it was written (time.dt_update_every re-evaluates it from the
   // state), so a restart continues with the same steps; 0 when not recorded.
   double dt = 0;
+  // Read back only: how many checksums of the file (datasets and header) were verified; 0 for
+  // a file written without them (by an rtdg before they were stored) or read by rows.
+  int checksums = 0;
 };
 
 // A Solution with the shape, order, sizes and node coordinates of the discretization; names,

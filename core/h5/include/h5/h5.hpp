@@ -74,6 +74,11 @@ std::string with_last_error(const std::string& what);
 // A UTF-8 C string type of `size` bytes, or of variable length with H5T_VARIABLE.
 Handle string_type(std::size_t size);
 
+// The number of values an attribute holds (1 for a scalar), or -1 when HDF5 cannot tell. A
+// reader of one value checks it first: H5Aread of an attribute of 3 values into one variable
+// writes past it.
+long long attribute_values(hid_t attribute);
+
 // Opens an existing HDF5 file for reading. On failure the handle is invalid and `problem` says
 // why: "no such file", "not an HDF5 file", or "cannot open" with HDF5's message.
 Handle open_read_only(const std::filesystem::path& file, std::string& problem);

@@ -121,6 +121,27 @@ std::string octal_mode(mode_t mode) {
   return text;
 }
 
+// An entry larger than this is not one rtdg wrote (a generated module is kilobytes to a few
+// megabytes): refused as damaged before its payload is allocated.
+constexpr std::uint64_t kMaxEntryBytes = 256ull << 20;
+
+// Why a shard folder or an entry (`info` from lstat/fstat) must not be trusted: it is not this
+// user's, or others may write it (rtdg makes both private: 0700 and 0600). Empty when fine.
+std::string distrust(const struct stat& info, const char* what) {
+  if (info.st_uid != ::geteuid())
+    return std::string(what) + " belongs to uid " + std::to_string(info.st_uid) + ", not to this user (uid " +
+           std::to_string(::geteuid()) + ")";
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return std::string(what) + " is writable by others (mode " + octal_mode(info.st_mode) + ")";
+  return "";
+}
+
+// Whether `name` in the top folder of a cache is one the cache makes.
+bool is_cache_top_name(std::string_view name) {
+  return is_shard_name(name) || name == kStatsFile || name == kStatsLock || name == kCacheLock || name == kExplainDir ||
+         name == kExplainLock || is_temporary_name(name);
+}
+
 }  // namespace
 
 struct DiskCache::State {
@@ -275,7 +296,21 @@ void DiskCache::State::discard(const fs::path& path, int fd, const std::string& 
 std::optional<std::string> DiskCache::State::lookup(const std::string& digest) {
   if (!readable()) return std::nullopt;
   const auto path = entry_path(digest);
-  const UniqueFd fd = open_nofollow(path, O_RDONLY);
+  // The shard folder is checked as the top folder is: a planted or shared one is not trusted
+  // (open_nofollow guards only the entry's own name against a link).
+  {
+    struct stat shard {};
+    if (::lstat(path.parent_path().c_str(), &shard) != 0) return std::nullopt;  // the ordinary miss
+    // A file in its place is only a miss (publishing says what is wrong); a link is distrusted.
+    if (!S_ISDIR(shard.st_mode) && !S_ISLNK(shard.st_mode)) return std::nullopt;
+    std::string problem = S_ISLNK(shard.st_mode) ? "the shard folder is a symbolic link" : distrust(shard, "the shard folder");
+    if (!problem.empty()) {
+      log().warn("compile cache: not using {} ({}); treating it as a miss", path.parent_path().string(), problem);
+      return std::nullopt;
+    }
+  }
+  // O_NONBLOCK: a FIFO planted as an entry must not block the open (it is refused below).
+  const UniqueFd fd = open_nofollow(path, O_RDONLY | O_NONBLOCK);
   if (!fd) {
     // ENOENT is the ordinary miss (or an entry evicted a moment ago).
     if (errno != ENOENT) {
@@ -288,6 +323,15 @@ std::optional<std::string> DiskCache::State::lookup(const std::string& digest) {
     if (::fstat(fd.get(), &info) != 0) cache_detail::throw_errno(errno, "fstat", path);
     if (!S_ISREG(info.st_mode)) {
       discard(path, fd.get(), "not a regular file", true);
+      return std::nullopt;
+    }
+    if (const std::string problem = distrust(info, "the entry"); !problem.empty()) {
+      // Not ours to delete either: left where it is.
+      log().warn("compile cache: not using {} ({}); treating it as a miss", path.string(), problem);
+      return std::nullopt;
+    }
+    if (static_cast<std::uint64_t>(info.st_size) > kMaxEntryBytes) {
+      discard(path, fd.get(), "larger than any entry (" + std::to_string(info.st_size) + " bytes)", true);
       return std::nullopt;
     }
     char header[kEntryHeaderSize];
@@ -581,6 +625,30 @@ void DiskCache::clear() {
   }
   if (state_->writable()) {
     const auto& dir = config_.dir;
+    // Only a folder with the cache's layout is cleared: anything else in it (a cache folder set
+    // to a folder of the user's by mistake) stops the clear before anything is deleted.
+    std::string foreign;
+    for_each_name(dir, [&](const std::string& name) {
+      if (!foreign.empty()) return;
+      if (!is_cache_top_name(name)) {
+        foreign = (dir / name).string();
+        return;
+      }
+      if (is_shard_name(name)) {
+        for_each_name(dir / name, [&](const std::string& file) {
+          if (foreign.empty() && !ends_with(file, kEntrySuffix) && !ends_with(file, kLockSuffix) && !is_temporary_name(file))
+            foreign = (dir / name / file).string();
+        });
+      } else if (name == kExplainDir) {
+        for_each_name(dir / name, [&](const std::string& file) {
+          if (foreign.empty() && !ends_with(file, ".json") && !is_temporary_name(file)) foreign = (dir / name / file).string();
+        });
+      }
+    });
+    if (!foreign.empty())
+      throw Error("refusing to clear " + dir.string() + ": it is not an rtdg compile cache, or holds more than one (" +
+                  foreign + " is not a cache file), and clearing it could delete files that are not rtdg's; check "
+                  "RTDG_CACHE_DIR, or delete the folder yourself");
     try {
       const FileLock cache_lock = FileLock::acquire(dir / kCacheLock);
       const auto now_ns = unix_ns_now();

@@ -16,6 +16,12 @@
 #include <thread>
 
 namespace rtcg::tune {
+
+std::atomic<bool>& stop_tuning() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -297,6 +303,12 @@ TuningResult Tuner::tune(const Job& job) const {
   auto time_variant = [&](std::size_t k) {
     Timing& timing = result.variants[k];
     if (!compiled[k]) return;
+    if (stop_tuning().load() && points[k] != job.default_point) {
+      timing.status = "stopped";
+      timing.reason = "not timed: the tuning was asked to stop (SIGINT or SIGTERM)";
+      result.budget_exhausted = true;
+      return;
+    }
     if (options_.time_budget_seconds > 0 && points[k] != job.default_point &&
         seconds_since(compile_start) > options_.time_budget_seconds) {
       timing.status = "budget";
