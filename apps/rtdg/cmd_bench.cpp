@@ -7,6 +7,7 @@
 #include "rtdg/dg_sweep.hpp"
 
 #include <dg/library_formulation.hpp>
+#include <dg/plan.hpp>
 #include <dg/tuning.hpp>
 #include <rtcg/backend.hpp>
 #include <rtcg/error.hpp>
@@ -41,6 +42,7 @@ struct BenchOptions {
   std::vector<std::string> overrides;
   std::string json;
   std::vector<std::string> space;  // --space name=values: changes to the plan space tuned now
+  std::vector<std::string> plans;  // --plan: further plans timed beside the others (run.plan's words)
   int runs = 10;
   double budget = 120;  // seconds of tuning per case when RTDG_TUNE tunes
 };
@@ -127,6 +129,14 @@ void run_bench_dg(const BenchOptions& options) {
   for (const std::string& change : options.space) {
     dg::PlanSpace check;
     dg::set_space_values(check, change);  // a bad --space fails before anything runs
+  }
+  std::vector<dg::Plan> plans;
+  for (const std::string& text : options.plans) {
+    try {
+      plans.push_back(dg::plan_from_text(text));  // a bad --plan fails before anything runs
+    } catch (const std::exception& error) {
+      throw rtcg::Error("--plan \"" + text + "\": " + error.what());
+    }
   }
   auto problem = runner::load_problem(options.config, options.overrides);
   const std::vector<int> orders = options.orders.empty() ? std::vector<int>{problem->cfg.order} : parse_orders(options.orders);
@@ -239,6 +249,21 @@ void run_bench_dg(const BenchOptions& options) {
         library.note = std::string("not measured: ") + error.what();
       }
 
+      // The --plan plans, after the library formulation (which reads the solver's own plan).
+      std::vector<Figures> given;
+      for (std::size_t i = 0; i < plans.size(); ++i) {
+        Figures f;
+        f.what = options.plans[i];
+        try {
+          solver.set_plan(plans[i]);
+          f = figures(time_solver(), solver.setup().plan.describe(), "--plan " + options.plans[i]);
+          f.kernels = solver.kernel_uses();
+        } catch (const std::exception& error) {
+          f.note = std::string("--plan does not run here: ") + error.what();
+        }
+        given.push_back(std::move(f));
+      }
+
       const Figures& best = tuned.ok && tuned.ms_stage < untuned.ms_stage ? tuned : untuned;
       char ratio_default[32] = "-", ratio_library[32] = "-";
       if (tuned.ok) std::snprintf(ratio_default, sizeof ratio_default, "%.2f", untuned.ms_stage / tuned.ms_stage);
@@ -251,6 +276,16 @@ void run_bench_dg(const BenchOptions& options) {
       std::printf("         tuned: %s%s%s%s\n", tuned.ok ? tuned.what.c_str() : "",
                   resources.empty() ? "" : (" (" + resources + ")").c_str(), tuned.ok ? " <- " : "", tuned.note.c_str());
       std::printf("         library: %s\n", library.ok ? library.what.c_str() : library.note.c_str());
+      for (std::size_t i = 0; i < given.size(); ++i) {
+        if (!given[i].ok) {
+          std::printf("         plan %zu: %s\n", i + 1, given[i].note.c_str());
+          continue;
+        }
+        char against[48] = "";
+        if (tuned.ok) std::snprintf(against, sizeof against, ", %.3f x the tuned plan's time", given[i].ms_stage / tuned.ms_stage);
+        std::printf("         plan %zu: %.4f ms/stage%s (%.1f%% of roofline): %s\n", i + 1, given[i].ms_stage, against,
+                    100 * given[i].roofline, given[i].what.c_str());
+      }
       std::fflush(stdout);
 
       out["cases"].push_back({{"precision", precision},
@@ -266,6 +301,15 @@ void run_bench_dg(const BenchOptions& options) {
                               {"default", to_json(untuned)},
                               {"tuned", to_json(tuned)},
                               {"library", to_json(library)}});
+      if (!given.empty()) {
+        nlohmann::json list = nlohmann::json::array();
+        for (std::size_t i = 0; i < given.size(); ++i) {
+          nlohmann::json j = to_json(given[i]);
+          j["plan"] = options.plans[i];
+          list.push_back(std::move(j));
+        }
+        out["cases"].back()["plans"] = std::move(list);
+      }
     }
   }
   if (!options.json.empty()) {
@@ -290,6 +334,8 @@ void setup_bench(CLI::App& rtdg) {
   dg->add_option("--json", options->json, "write the results as JSON to this file");
   dg->add_option("--space", options->space,
                  "replace one list of the plan space for plans tuned now: name=v1,v2,... (e.g. groups=1,2,4)");
+  dg->add_option("--plan", options->plans,
+                 "also time this plan, in run.plan's words (repeat to compare several plans in one run)");
   dg->add_option("--runs", options->runs, "timed steps per variant (the median is reported)")->capture_default_str();
   dg->add_option("--tune-budget", options->budget, "seconds of tuning per case when a plan is tuned now")
       ->capture_default_str();

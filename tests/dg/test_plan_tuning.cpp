@@ -495,7 +495,7 @@ TEST(PlanTuning, DerivedRegisterCaps) {
   // memory allows 2: 2 blocks take at most 93 registers, so 88.
   EXPECT_EQ(register_caps(device, use(96, 336, 104000, 1)), std::vector<int>{88});
   // Order 5 16-row tensor plan, 4 elements (224 threads, 106 registers: 2 blocks): 3 blocks at
-  // 96, 4 at 72 (measured session 30: 1.981 ms per stage uncapped, 1.535 at 72).
+  // 96, 4 at 72 (measured on an H100: 1.981 ms per stage uncapped, 1.535 at 72).
   EXPECT_EQ(register_caps(device, use(106, 224, 40000, 2)), (std::vector<int>{96, 72}));
   // Order 4 stencil, 4 elements (140 threads in 5 warps, 96 registers: 4 blocks): 5 at 80, 6 at 64.
   EXPECT_EQ(register_caps(device, use(96, 140, 20000, 4)), (std::vector<int>{80, 64}));

@@ -107,7 +107,7 @@ TEST_P(CudaPlans, EveryVariantThatFitsMatchesTheDefaultPlan) {
 
   // The CUDA space, with the TF32 products (float only) and the pipelined element groups the
   // default space leaves out; prefetch async and the geometry in shared memory have their own
-  // suite (CudaAsync), which keeps this one within a device call per half of the orders.
+  // suite (CudaAsync), which keeps this one within about 10 minutes per half of the orders.
   PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::cuda);
   space.products.push_back(Products::tf32x3);
   space.prefetch = {Prefetch::off, Prefetch::on};
