@@ -4,30 +4,14 @@
 
 namespace rtdg::dg::kernels {
 
-void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out) {
-  using namespace fused;
-  const Element& element = *spec.element;
-  const Plan& plan = spec.plan;
-  if (plan.derivative == Derivative::state && !flux_is_linear(pieces.flux))
-    throw Error("the plan differentiates the state (derivative = state), which needs a volume flux linear in the "
-                "state with constant coefficients; the law '" + spec.law->name + "' has a nonlinear or "
-                "position-dependent flux: use derivative = flux");
-  const Scratch sc = scratch_of(spec);
-  const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
-  out.stage_shared_bytes = static_cast<std::size_t>(sc.block_total()) * real_bytes;
-  if (out.stage_shared_bytes > max_dynamic_shared_bytes)
-    throw Error("the plan does not fit: the fused stage kernel needs " + std::to_string(out.stage_shared_bytes) +
-                " bytes of shared memory per block (" + (sc.teams > 1 ? std::to_string(sc.teams) + " teams of " : "") +
-                std::to_string(sc.ne) + " elements of order " + std::to_string(element.N) +
-                (plan.operators == Operators::shared ? ", operators in shared memory" : "") +
-                (plan.products != Products::scalar ? ", tensor products" : "") + "), more than " +
-                std::to_string(max_dynamic_shared_bytes) +
-                (sc.teams > 1 ? "; use fewer teams, fewer elements per block or operators in global memory"
-                              : "; use fewer elements per block or operators in global memory"));
-  out.stage_elements_per_block = sc.ne;
-  out.stage_groups_per_block = sc.gpb * sc.teams;
-  out.stage_threads = sc.threads * sc.teams;
+namespace {
 
+using namespace fused;
+
+// The block's sizes and the scratch layout as constants (NE, NTHREADS, LD*, OFF_*, ...), the
+// launch bounds of teams and register caps.
+void write_layout_defines(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
+  const Plan& plan = spec.plan;
   w.line("#define NE " + str(sc.ne));
   w.line("#define NPT " + str(sc.npt));
   w.line("#define TPE " + str(sc.tpe));
@@ -66,6 +50,13 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   }
   if (sc.gpb > 1) w.line("#define GPB " + str(sc.gpb));
   if (plan.geometry == GeometryPlace::shared) w.line("#define OFF_GEO " + str(sc.off_geo));
+}
+
+// The async copies (cp.async) of prefetch = async and of pipelined groups: RTDG_ASYNC_COPY,
+// RTDG_ASYNC_COPY_STATE (state_copy_width reals), COMMIT and WAIT. Returns whether it wrote them.
+bool write_async_copy_macros(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
+  const Plan& plan = spec.plan;
+  const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
   const bool async_copies = (sc.gpb > 1 && plan.prefetch == Prefetch::on) || plan.prefetch == Prefetch::async;
   const int state_width = state_copy_width(spec, sc);
   if (sc.gpb > 1 && plan.prefetch == Prefetch::on) {
@@ -96,49 +87,72 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
     w.line("#define RTDG_ASYNC_WAIT()");
     w.line("#endif");
   }
-  w.line();
-  if (plan.products != Products::scalar) {
-    const bool tf32 = plan.products == Products::tf32x3;
-    if (!sc.columns) {
-      w.line(tf32                   ? "// Tensor-core tiles: 16 rows, TF32 (mma.m16n8k8), three products each, float sums."
-             : plan.tile_rows == 16 && plan.k_unroll == 0
-                 ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
-             : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
-                                    : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
-    }
-    if (plan.k_unroll != 0) w.line("// The products' k loops unrolled " + str(plan.k_unroll) + " steps at a time (Plan::k_unroll).");
-    if (plan.k_ahead != 0) w.line("// Each k step's fragments loaded one step ahead of their mma (Plan::k_ahead).");
-    w.line(std::string("#define RTDG_TF32 ") + (tf32 ? "1" : "0"));
-    w.line(std::string("typedef ") + (tf32 ? "float" : "double") + " rtdg_acc;  // the tiles' sums");
-    if (sc.columns) {
-      if (tf32) {
-        w.line("// Column tiles: 16 of the block's columns by 8 operator rows, TF32 (mma.m16n8k8), three products");
-        w.line("// each, float sums.");
-      } else {
-        w.line("// Column tiles: 16 of the block's columns by 8 operator rows (mma.m16n8k4 on sm_90 and newer, else");
-        w.line("// two mma.m8n8k4).");
-      }
-      w.line("#define RTDG_TILE_ROWS 8");
-      w.line("#define RTDG_ACC 4");
-      w.line("#define RTDG_IPW " + str(sc.ipw8));
-    } else {
-      w.line(tf32 ? "#if RTCG_CUDA" : plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
-      w.line("#define RTDG_TILE_ROWS 16");
-      w.line("#define RTDG_ACC 4");
-      w.line("#define RTDG_IPW " + str(sc.ipw16));
-      w.line("#else");
-      w.line("#define RTDG_TILE_ROWS 8");
-      w.line("#define RTDG_ACC 2");
-      w.line("#define RTDG_IPW " + str(sc.ipw8));
-      w.line("#endif");
-    }
-    w.line("#define RTDG_ROW_TILES(rows) (((rows) + RTDG_TILE_ROWS - 1) / RTDG_TILE_ROWS)");
-    w.line("// Operator row tiles per warp item (Plan::row_tiles), and the items' row groups.");
-    w.line("#define RTDG_MR " + str(sc.mr));
-    w.line("#define RTDG_ROW_GROUPS(rows) ((RTDG_ROW_TILES(rows) + RTDG_MR - 1) / RTDG_MR)");
-    write_tensor_helpers(w, plan.k_unroll, plan.k_ahead, sc.shared_fragments, sc.columns, sc.store_pairs,
-                         spec.scalar == fluxes::ScalarType::float32);
+  return async_copies;
+}
+
+// Tensor-core plans: the tiles' constants (RTDG_TF32, RTDG_TILE_ROWS, RTDG_ACC, RTDG_IPW,
+// RTDG_MR, ...) and the product helpers.
+void write_tensor_defines(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
+  const Plan& plan = spec.plan;
+  const bool tf32 = plan.products == Products::tf32x3;
+  if (!sc.columns) {
+    w.line(tf32                   ? "// Tensor-core tiles: 16 rows, TF32 (mma.m16n8k8), three products each, float sums."
+           : plan.tile_rows == 16 && plan.k_unroll == 0
+               ? "// Tensor-core tiles: 16 rows (mma.m16n8k16, m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+           : plan.tile_rows == 16 ? "// Tensor-core tiles: 16 rows (mma.m16n8k4) on sm_90 and newer, else 8 (mma.m8n8k4)."
+                                  : "// Tensor-core tiles: 8 rows (mma.m8n8k4).");
   }
+  if (plan.k_unroll != 0) w.line("// The products' k loops unrolled " + str(plan.k_unroll) + " steps at a time (Plan::k_unroll).");
+  if (plan.k_ahead != 0) w.line("// Each k step's fragments loaded one step ahead of their mma (Plan::k_ahead).");
+  w.line(std::string("#define RTDG_TF32 ") + (tf32 ? "1" : "0"));
+  w.line(std::string("typedef ") + (tf32 ? "float" : "double") + " rtdg_acc;  // the tiles' sums");
+  if (sc.columns) {
+    if (tf32) {
+      w.line("// Column tiles: 16 of the block's columns by 8 operator rows, TF32 (mma.m16n8k8), three products");
+      w.line("// each, float sums.");
+    } else {
+      w.line("// Column tiles: 16 of the block's columns by 8 operator rows (mma.m16n8k4 on sm_90 and newer, else");
+      w.line("// two mma.m8n8k4).");
+    }
+    w.line("#define RTDG_TILE_ROWS 8");
+    w.line("#define RTDG_ACC 4");
+    w.line("#define RTDG_IPW " + str(sc.ipw8));
+  } else {
+    w.line(tf32 ? "#if RTCG_CUDA" : plan.tile_rows == 16 ? "#if RTCG_CUDA && __CUDA_ARCH__ >= 900" : "#if 0");
+    w.line("#define RTDG_TILE_ROWS 16");
+    w.line("#define RTDG_ACC 4");
+    w.line("#define RTDG_IPW " + str(sc.ipw16));
+    w.line("#else");
+    w.line("#define RTDG_TILE_ROWS 8");
+    w.line("#define RTDG_ACC 2");
+    w.line("#define RTDG_IPW " + str(sc.ipw8));
+    w.line("#endif");
+  }
+  w.line("#define RTDG_ROW_TILES(rows) (((rows) + RTDG_TILE_ROWS - 1) / RTDG_TILE_ROWS)");
+  w.line("// Operator row tiles per warp item (Plan::row_tiles), and the items' row groups.");
+  w.line("#define RTDG_MR " + str(sc.mr));
+  w.line("#define RTDG_ROW_GROUPS(rows) ((RTDG_ROW_TILES(rows) + RTDG_MR - 1) / RTDG_MR)");
+  write_tensor_helpers(w, plan.k_unroll, plan.k_ahead, sc.shared_fragments, sc.columns, sc.store_pairs,
+                       spec.scalar == fluxes::ScalarType::float32);
+}
+
+}  // namespace
+
+void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out) {
+  const Element& element = *spec.element;
+  const Plan& plan = spec.plan;
+  if (const std::string refusal = fused_plan_refusal(spec, pieces); !refusal.empty()) throw Error(refusal);
+  const Scratch sc = scratch_of(spec);
+  const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
+  out.stage_shared_bytes = static_cast<std::size_t>(sc.block_total()) * real_bytes;
+  out.stage_elements_per_block = sc.ne;
+  out.stage_groups_per_block = sc.gpb * sc.teams;
+  out.stage_threads = sc.threads * sc.teams;
+
+  write_layout_defines(w, spec, sc);
+  const bool async_copies = write_async_copy_macros(w, spec, sc);
+  w.line();
+  if (plan.products != Products::scalar) write_tensor_defines(w, spec, sc);
   const std::string geometry =
       "const real* RTCG_RESTRICT drdx, const real* RTCG_RESTRICT fgeo, const int* RTCG_RESTRICT vmapP, "
       "const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT DT, "

@@ -170,6 +170,9 @@ struct Scratch {
   // memory per block, more blocks per SM.
   int ipw8 = 1, ipw16 = 1;  // with 8-row (m8n8k4) and 16-row (m16n8k4, sm_90) tiles, MR rows each
   bool alias_y = false;
+  // Tensor products of the flux derivative: whether the warp items' tiles fit the 48 accumulator
+  // registers per thread that holding them allows (split directions need it).
+  bool held = true;
   // Column tiles: the mma's 16 rows are 16 of the block's columns and its 8 columns are 8
   // operator rows (m16n8k4; two m8n8k4 below sm_90), so the operator's rows are padded to 8, not
   // 16; the block's columns are padded to 16. A warp item is MR operator row tiles of one
@@ -254,7 +257,7 @@ int output_ld(int rows, int tile_rows, bool single);
 int output_ld_columns(int rows);
 inline int column_ld(int rows) { return rows | 1; }
 
-// The scratch layout for a plan, with the checks that it fits.
+// The scratch layout of a plan that fused_plan_refusal accepts.
 Scratch scratch_of(const KernelSpec& spec);
 
 // by_column.cpp
