@@ -118,6 +118,12 @@ inline int node_stride(const KernelSpec& spec) {
 inline int tfsf_total_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 1; }
 inline int tfsf_scattered_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 2; }
 
+// Registers dg's device headers (dg/device_include/dg/*.h, embedded in the library) with rtcg,
+// so that NVRTC and the host compiler find the headers generated kernels include and cache keys
+// hash them (rtcg/headers.hpp). The generator does it before it writes an include; a program
+// of the caller's own that includes them calls it first. Idempotent and thread-safe.
+void register_device_headers();
+
 struct GeneratedKernels {
   std::string name;    // a label for the cache and logs, e.g. "dg_maxwell3d_tet_N4_f64"
   std::string source;  // the whole program (kernel dialect of <rtcg/kernel.h>)

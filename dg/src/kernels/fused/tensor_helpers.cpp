@@ -4,30 +4,17 @@
 namespace rtdg::dg::kernels::fused {
 
 // rtdg_products: acc[nb] += A(tile row mt) x B(columns col0 + 8 nb ..), one warp (CUDA), and
-// rtdg_store_tiles: the tiles into Y[col * LDY + row]. The host computes a whole product with
-// rtdg_host_products. Written once per program, before the kernels. k_unroll: Plan::k_unroll;
+// rtdg_store_tiles: the tiles into Y[col * LDY + row]; the mma they call are dg/tensor_core.h's.
+// The host computes a whole product with rtdg_host_products (dg/tensor_core.h). Written once per program, before the kernels. k_unroll: Plan::k_unroll;
 // k_ahead: Plan::k_ahead (k_unroll > 0, FP64 tensor products); shared_fragments: the products
 // read the fragments from shared memory (Operators::shared).
 // Column tiles (Scratch::columns): rtdg_products and rtdg_store_tiles with the block's columns as
-// the mma's rows. acc[m][nb] is the 16 x 8 tile of columns col0 + 16 nb .. by operator rows (mt +
+// the mma's rows (rtdg_dmma_columns, dg/tensor_core.h). acc[m][nb] is the 16 x 8 tile of columns col0 + 16 nb .. by operator rows (mt +
 // m) * 8 ..: lane g + 4 t holds rows 2 t, 2 t + 1 of columns g and g + 8 (d0, d1; d2, d3). The
 // operator's 8 x 4 fragments are the mma's B as they are (lane g + 4 t: operator row g, k = t);
 // its A is two column entries, columns g and g + 8 at k = t, from shared memory.
 void write_column_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop, const std::string& ld, bool store_pairs,
                                bool single) {
-  w.line("// d += a b on a 16 x 8 tile: a0, a1 columns g, g + 8 at k = t; b operator row g at k = t (m16n8k4");
-  w.line("// on sm_90; below, two m8n8k4).");
-  w.line("RTCG_DEVICE void rtdg_dmma_columns(double (&d)[4], double a0, double a1, double b) {");
-  w.line("#if __CUDA_ARCH__ >= 900");
-  w.line("  asm volatile(\"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a0), \"d\"(a1), \"d\"(b));");
-  w.line("#else");
-  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]) : \"d\"(a0), \"d\"(b));");
-  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
-  w.line("               : \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a1), \"d\"(b));");
-  w.line("#endif");
-  w.line("}");
   w.line("// Operator row tiles mt .. mt + RTDG_MR - 1 (of TR; one past the last recomputes the last) by");
   w.line("// the 16-column tiles col0 + 16 nb (nb < TN): the operator fragments (TK per row tile from A, TKS");
   w.line("// per fragment row) as B, the columns B[col * TLDB + k] as A.");
@@ -294,91 +281,19 @@ void write_tensor_helpers(rtcg::SourceWriter& w, int k_unroll, int k_ahead, bool
   // The host backend compiles the program inside extern "C" (kernels are looked up by name);
   // templates need C++ linkage.
   w.line("extern \"C++\" {");
-  w.line("#if RTCG_CUDA");
-  w.line("#if __CUDA_ARCH__ < 800");
+  w.line("#if RTCG_CUDA && __CUDA_ARCH__ < 800");
   w.line("#error \"tensor-core products (plan products = tensor) need compute capability 8.0 or newer\"");
   w.line("#endif");
+  // The mma wrappers, the TF32 split and the host's loops (the parts that no plan value changes).
+  register_device_headers();
+  w.line("#include <dg/tensor_core.h>");
+  w.line("#if RTCG_CUDA");
   if (shared_fragments) {
     w.line("// An operator fragment's entry from the block's copy in shared memory.");
     w.line("RTCG_DEVICE real rtdg_lds(const real* p) { return *p; }");
   }
-  w.line("// d += a b on one 8 x 8 (m8n8k4) or 16 x 8 (m16n8k4, sm_90: twice the rate on Hopper) tile;");
-  w.line("// a1 is the second 8-row fragment's entry (m16n8k4 only).");
-  w.line("RTCG_DEVICE void rtdg_dmma(double (&d)[RTDG_ACC], double a0, double a1, double b) {");
-  w.line("#if RTDG_TILE_ROWS == 16");
-  w.line("  asm volatile(\"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3]) : \"d\"(a0), \"d\"(a1), \"d\"(b));");
-  w.line("#else");
-  w.line("  (void)a1;");
-  w.line("  asm volatile(\"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]) : \"d\"(a0), \"d\"(b));");
-  w.line("#endif");
-  w.line("}");
-  w.line("#if RTDG_TF32");
-  w.line("// Products::tf32x3: x = hi + lo, hi = x rounded to TF32, lo = the rest rounded to TF32.");
-  w.line("RTCG_DEVICE void rtdg_tf32_split(float x, unsigned& hi, unsigned& lo) {");
-  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(hi) : \"f\"(x));");
-  w.line("  const float rest = x - __uint_as_float(hi);");
-  w.line("  asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(lo) : \"f\"(rest));");
-  w.line("}");
-  w.line("// d += a b on a 16 x 8 tile over 8 k (m16n8k8, TF32 in, float sums): a0, a1 rows g, g + 8 at");
-  w.line("// k = t; a2, a3 the same at k = t + 4; b0, b1 at k = t, t + 4 (g = lane / 4, t = lane % 4).");
-  w.line("RTCG_DEVICE void rtdg_mma_tf32(float (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {");
-  w.line("  asm(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, \"");
-  w.line("      \"{%0, %1, %2, %3};\"");
-  w.line("      : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])");
-  w.line("      : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));");
-  w.line("}");
-  w.line("// d += a b in three TF32 products, the small ones first.");
-  w.line("RTCG_DEVICE void rtdg_mma_3xtf32(float (&d)[4], const unsigned (&ah)[4], const unsigned (&al)[4], float b0, float b1) {");
-  w.line("  unsigned bh0, bl0, bh1, bl1;");
-  w.line("  rtdg_tf32_split(b0, bh0, bl0);");
-  w.line("  rtdg_tf32_split(b1, bh1, bl1);");
-  w.line("  rtdg_mma_tf32(d, al, bh0, bh1);");
-  w.line("  rtdg_mma_tf32(d, ah, bl0, bl1);");
-  w.line("  rtdg_mma_tf32(d, ah, bh0, bh1);");
-  w.line("}");
-  w.line("#endif");
-  w.line("#if RTDG_TILE_ROWS == 16");
-  w.line("// d += a b on a 16 x 8 tile over 16 k (m16n8k16): a[2j], a[2j+1] rows g, g + 8 at k = t + 4j;");
-  w.line("// b_j at k = t + 4j (g = lane / 4, t = lane % 4).");
-  w.line("RTCG_DEVICE void rtdg_dmma16(double (&d)[4], const double (&a)[8], double b0, double b1, double b2, double b3) {");
-  w.line("  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, \"");
-  w.line("               \"{%12, %13, %14, %15}, {%0, %1, %2, %3};\"");
-  w.line("               : \"+d\"(d[0]), \"+d\"(d[1]), \"+d\"(d[2]), \"+d\"(d[3])");
-  w.line("               : \"d\"(a[0]), \"d\"(a[1]), \"d\"(a[2]), \"d\"(a[3]), \"d\"(a[4]), \"d\"(a[5]), \"d\"(a[6]), \"d\"(a[7]),");
-  w.line("                 \"d\"(b0), \"d\"(b1), \"d\"(b2), \"d\"(b3));");
-  w.line("}");
-  w.line("#endif");
   if (columns) write_column_tile_helpers(w, k_loop, ld, store_pairs, single);
   else write_row_tile_helpers(w, k_loop, ld, k_unroll, k_ahead);
-  w.line("#else");
-  w.line("// sum_k A(row, k) B[col * TLDB + k] over TK * 4 k, A in fragment order with TKS fragments per");
-  w.line("// fragment row (A points at the first one used), in double whatever `real` is.");
-  w.line("template <int TK, int TKS, int TLDB>");
-  w.line("static inline double rtdg_host_dot(const real* A, int row, const real* B, int col) {");
-  w.line("  double sum = 0;");
-  w.line("  for (int k = 0; k < TK * 4; ++k) sum += double(A[((row / 8) * TKS + k / 4) * 32 + 4 * (row % 8) + k % 4]) * double(B[col * TLDB + k]);");
-  w.line("  return sum;");
-  w.line("}");
-  w.line("// Y[col * TLDY + row] = A B + A2 B2 (the second product only when TK2 > 0) over TM * 8 rows. A");
-  w.line("// column is written once it is computed, columns in order: Y may lie over B when TLDY <= TLDB");
-  w.line("// (the CUDA alias_y).");
-  w.line("template <int TM, int TK, int TLDB, int TK2, int TLDB2, int TLDY>");
-  w.line("static inline void rtdg_host_products(const real* A, const real* B, const real* A2, const real* B2, real* Y) {");
-  w.line("  for (int col = 0; col < NCOLP; ++col) {");
-  w.line("    double column[TM * 8];");
-  w.line("    for (int row = 0; row < TM * 8; ++row)");
-  w.line("      column[row] = rtdg_host_dot<TK, TK, TLDB>(A, row, B, col) + rtdg_host_dot<TK2, TK2, TLDB2>(A2, row, B2, col);");
-  w.line("    for (int row = 0; row < TM * 8; ++row) Y[col * TLDY + row] = real(column[row]);");
-  w.line("  }");
-  w.line("}");
-  w.line("// acc[col * TM * 8 + row] += A B over TM * 8 rows (A as for rtdg_host_dot).");
-  w.line("template <int TM, int TK, int TKS, int TLDB>");
-  w.line("static inline void rtdg_host_accumulate(const real* A, const real* B, double* acc) {");
-  w.line("  for (int col = 0; col < NCOLP; ++col)");
-  w.line("    for (int row = 0; row < TM * 8; ++row) acc[col * TM * 8 + row] += rtdg_host_dot<TK, TKS, TLDB>(A, row, B, col);");
-  w.line("}");
   w.line("#endif");
   w.line("}  // extern \"C++\"");
   w.line();
