@@ -66,25 +66,20 @@ bool write_async_copy_macros(rtcg::SourceWriter& w, const KernelSpec& spec, cons
   if (async_copies) {
     // cp.async: a global -> shared copy that does not hold the thread (sm_80 and newer); the
     // host copies at once. WAIT: this thread's copies are complete (then a barrier for others).
-    w.line("#if RTCG_CUDA");
-    w.line("#if __CUDA_ARCH__ < 800");
+    w.line("#if RTCG_CUDA && __CUDA_ARCH__ < 800");
     w.line(plan.prefetch == Prefetch::async
                ? "#error \"prefetch = async (cp.async) needs compute capability 8.0 or newer\""
                : "#error \"element groups per block > 1 (cp.async) need compute capability 8.0 or newer\"");
     w.line("#endif");
-    w.line("#define RTDG_ASYNC_COPY(dst, src) asm volatile(\"cp.async.ca.shared.global [%0], [%1], " + str(static_cast<int>(real_bytes)) +
-           ";\" :: \"r\"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), \"l\"(src) : \"memory\")");
-    w.line("#define RTDG_ASYNC_COPY_STATE(dst, src) asm volatile(\"cp.async.ca.shared.global [%0], [%1], " +
-           str(state_width * static_cast<int>(real_bytes)) +
-           ";\" :: \"r\"(static_cast<unsigned>(__cvta_generic_to_shared(dst))), \"l\"(src) : \"memory\")");
-    w.line("#define RTDG_ASYNC_COMMIT() asm volatile(\"cp.async.commit_group;\" ::: \"memory\")");
-    w.line("#define RTDG_ASYNC_WAIT() asm volatile(\"cp.async.wait_all;\" ::: \"memory\")");
+    register_device_headers();
+    w.line("#include <dg/async_copy.h>");
+    // A real per copy, and state_width reals per copy of the state.
+    w.line("#if RTCG_CUDA");
+    w.line("#define RTDG_ASYNC_COPY(dst, src) RTDG_CP_ASYNC(dst, src, " + str(static_cast<int>(real_bytes)) + ")");
+    w.line("#define RTDG_ASYNC_COPY_STATE(dst, src) RTDG_CP_ASYNC(dst, src, " + str(state_width * static_cast<int>(real_bytes)) + ")");
     w.line("#else");
     w.line("#define RTDG_ASYNC_COPY(dst, src) (*(dst) = *(src))");
-    w.line("#define RTDG_ASYNC_COPY_STATE(dst, src) do { for (int rtdg_r = 0; rtdg_r < " + str(state_width) +
-           "; ++rtdg_r) (dst)[rtdg_r] = (src)[rtdg_r]; } while (0)");
-    w.line("#define RTDG_ASYNC_COMMIT()");
-    w.line("#define RTDG_ASYNC_WAIT()");
+    w.line("#define RTDG_ASYNC_COPY_STATE(dst, src) RTDG_COPY_REALS(dst, src, " + str(state_width) + ")");
     w.line("#endif");
   }
   return async_copies;
@@ -199,8 +194,7 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   if (sc.teams > 1 || plan.max_registers != 0) w.line("#undef RTDG_BOUNDS");
   if (async_copies) {
     w.line("#undef RTDG_ASYNC_COPY");
-    w.line("#undef RTDG_ASYNC_COMMIT");
-    w.line("#undef RTDG_ASYNC_WAIT");
+    w.line("#undef RTDG_ASYNC_COPY_STATE");
   }
   w.line();
 }

@@ -95,6 +95,81 @@ void write_column_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop,
   w.line("}");
 }
 
+namespace {
+
+// k from 0 with the next step's fragments loaded ahead (Plan::k_ahead = 1), for 16-row tiles
+// (two operator values per lane and step, m16n8k4) or 8-row ones (one, m8n8k4): they are in
+// flight while this step's mma run. The last step reloads its own (cached) instead of reading
+// past the operator.
+void write_loop_ahead(rtcg::SourceWriter& w, const std::string& ld, const std::string& pragma, bool sixteen) {
+  w.line("  // The next k step's fragments loaded while this step's mma run (Plan::k_ahead).");
+  w.line(sixteen ? "  double na0[RTDG_MR], na1[RTDG_MR], nb[TN];" : "  double na0[RTDG_MR], nb[TN];");
+  w.line("#pragma unroll");
+  if (sixteen) {
+    w.line("  for (int m = 0; m < RTDG_MR; ++m) {");
+    w.line("    na0[m] = " + ld + "(a[m]);");
+    w.line("    na1[m] = " + ld + "(a[m] + TKS * 32);");
+    w.line("  }");
+  } else {
+    w.line("  for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m]);");
+  }
+  w.line("#pragma unroll");
+  w.line("  for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB];");
+  w.line(pragma);
+  w.line("  for (int kt = 0; kt < TK; ++kt) {");
+  w.line(sixteen ? "    double a0[RTDG_MR], a1[RTDG_MR], bk[TN];" : "    double a0[RTDG_MR], bk[TN];");
+  w.line("#pragma unroll");
+  if (sixteen) {
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+    w.line("      a0[m] = na0[m];");
+    w.line("      a1[m] = na1[m];");
+    w.line("    }");
+  } else {
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = na0[m];");
+  }
+  w.line("#pragma unroll");
+  w.line("    for (int n = 0; n < TN; ++n) bk[n] = nb[n];");
+  w.line("    const int next = kt + 1 < TK ? kt + 1 : kt;");
+  w.line("#pragma unroll");
+  if (sixteen) {
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+    w.line("      na0[m] = " + ld + "(a[m] + next * 32);");
+    w.line("      na1[m] = " + ld + "(a[m] + (TKS + next) * 32);");
+    w.line("    }");
+  } else {
+    w.line("    for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m] + next * 32);");
+  }
+  w.line("#pragma unroll");
+  w.line("    for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB + next * 4];");
+  w.line("#pragma unroll");
+  w.line("    for (int nb8 = 0; nb8 < TN; ++nb8)");
+  w.line("#pragma unroll");
+  w.line(sixteen ? "      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], a1[m], bk[nb8]);"
+                 : "      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], 0.0, bk[nb8]);");
+  w.line("  }");
+}
+
+// 16-row tiles, k in steps of 4 from `first` (m16n8k4).
+void write_k4_loop(rtcg::SourceWriter& w, const std::string& ld, const std::string& pragma, const std::string& first) {
+  w.line(pragma);
+  w.line("  for (int kt = " + first + "; kt < TK; ++kt) {");
+  w.line("    double a0[RTDG_MR], a1[RTDG_MR];");
+  w.line("#pragma unroll");
+  w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
+  w.line("      a0[m] = " + ld + "(a[m] + kt * 32);");
+  w.line("      a1[m] = " + ld + "(a[m] + (TKS + kt) * 32);");
+  w.line("    }");
+  w.line("#pragma unroll");
+  w.line("    for (int nb = 0; nb < TN; ++nb) {");
+  w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
+  w.line("#pragma unroll");
+  w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], a1[m], bk);");
+  w.line("    }");
+  w.line("  }");
+}
+
+}  // namespace
+
 // Row tiles (Scratch::columns false): rtdg_products and rtdg_store_tiles with the operator's rows
 // as the mma's rows (8-row, 16-row and TF32 tiles). k_loop: the k loops' unrolling pragma; ld:
 // how a fragment entry is loaded (__ldg or rtdg_lds).
@@ -134,75 +209,6 @@ void write_row_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop, co
   w.line("    }");
   w.line("  }");
   w.line("#elif RTDG_TILE_ROWS == 16");
-  // k from 0 with the next step's fragments loaded ahead (Plan::k_ahead = 1), for 16-row tiles
-  // (two operator values per lane and step, m16n8k4) or 8-row ones (one, m8n8k4): they are in
-  // flight while this step's mma run. The last step reloads its own (cached) instead of reading
-  // past the operator.
-  auto write_loop_ahead = [&w, &ld](const std::string& pragma, bool sixteen) {
-    w.line("  // The next k step's fragments loaded while this step's mma run (Plan::k_ahead).");
-    w.line(sixteen ? "  double na0[RTDG_MR], na1[RTDG_MR], nb[TN];" : "  double na0[RTDG_MR], nb[TN];");
-    w.line("#pragma unroll");
-    if (sixteen) {
-      w.line("  for (int m = 0; m < RTDG_MR; ++m) {");
-      w.line("    na0[m] = " + ld + "(a[m]);");
-      w.line("    na1[m] = " + ld + "(a[m] + TKS * 32);");
-      w.line("  }");
-    } else {
-      w.line("  for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m]);");
-    }
-    w.line("#pragma unroll");
-    w.line("  for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB];");
-    w.line(pragma);
-    w.line("  for (int kt = 0; kt < TK; ++kt) {");
-    w.line(sixteen ? "    double a0[RTDG_MR], a1[RTDG_MR], bk[TN];" : "    double a0[RTDG_MR], bk[TN];");
-    w.line("#pragma unroll");
-    if (sixteen) {
-      w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-      w.line("      a0[m] = na0[m];");
-      w.line("      a1[m] = na1[m];");
-      w.line("    }");
-    } else {
-      w.line("    for (int m = 0; m < RTDG_MR; ++m) a0[m] = na0[m];");
-    }
-    w.line("#pragma unroll");
-    w.line("    for (int n = 0; n < TN; ++n) bk[n] = nb[n];");
-    w.line("    const int next = kt + 1 < TK ? kt + 1 : kt;");
-    w.line("#pragma unroll");
-    if (sixteen) {
-      w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-      w.line("      na0[m] = " + ld + "(a[m] + next * 32);");
-      w.line("      na1[m] = " + ld + "(a[m] + (TKS + next) * 32);");
-      w.line("    }");
-    } else {
-      w.line("    for (int m = 0; m < RTDG_MR; ++m) na0[m] = " + ld + "(a[m] + next * 32);");
-    }
-    w.line("#pragma unroll");
-    w.line("    for (int n = 0; n < TN; ++n) nb[n] = b[n * 8 * TLDB + next * 4];");
-    w.line("#pragma unroll");
-    w.line("    for (int nb8 = 0; nb8 < TN; ++nb8)");
-    w.line("#pragma unroll");
-    w.line(sixteen ? "      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], a1[m], bk[nb8]);"
-                   : "      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb8], a0[m], 0.0, bk[nb8]);");
-    w.line("  }");
-  };
-  // 16-row tiles, k in steps of 4 from `first` (m16n8k4).
-  auto write_k4_loop = [&w, &ld](const std::string& pragma, const std::string& first) {
-    w.line(pragma);
-    w.line("  for (int kt = " + first + "; kt < TK; ++kt) {");
-    w.line("    double a0[RTDG_MR], a1[RTDG_MR];");
-    w.line("#pragma unroll");
-    w.line("    for (int m = 0; m < RTDG_MR; ++m) {");
-    w.line("      a0[m] = " + ld + "(a[m] + kt * 32);");
-    w.line("      a1[m] = " + ld + "(a[m] + (TKS + kt) * 32);");
-    w.line("    }");
-    w.line("#pragma unroll");
-    w.line("    for (int nb = 0; nb < TN; ++nb) {");
-    w.line("      const double bk = b[nb * 8 * TLDB + kt * 4];");
-    w.line("#pragma unroll");
-    w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma(acc[m][nb], a0[m], a1[m], bk);");
-    w.line("    }");
-    w.line("  }");
-  };
   if (k_unroll == 0) {
     w.line("  // k in steps of 16 (m16n8k16: a quarter of the dependent steps of m16n8k4, so a warp's few");
     w.line("  // accumulator chains wait less), the rest in steps of 4.");
@@ -224,15 +230,15 @@ void write_row_tile_helpers(rtcg::SourceWriter& w, const std::string& k_loop, co
     w.line("      for (int m = 0; m < RTDG_MR; ++m) rtdg_dmma16(acc[m][nb], a16[m], b0, b1, b2, b3);");
     w.line("    }");
     w.line("  }");
-    write_k4_loop("#pragma unroll", "TK / 4 * 4");
+    write_k4_loop(w, ld, "#pragma unroll", "TK / 4 * 4");
   } else {
     w.line("  // k in steps of 4 (m16n8k4: two operator values per lane and step, so few registers).");
-    if (k_ahead > 0) write_loop_ahead(k_loop, true);
-    else write_k4_loop(k_loop, "0");
+    if (k_ahead > 0) write_loop_ahead(w, ld, k_loop, true);
+    else write_k4_loop(w, ld, k_loop, "0");
   }
   w.line("#else");
   if (k_ahead > 0) {
-    write_loop_ahead(k_loop, false);
+    write_loop_ahead(w, ld, k_loop, false);
   } else {
     w.line(k_loop);
     w.line("  for (int kt = 0; kt < TK; ++kt) {");
