@@ -69,7 +69,7 @@ void write_stage_kernel(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
     // of a warp to reach it together, and after the divergent slot loops a warp's threads need
     // not be (sm_70 and newer schedule them independently). With bar.sync the pipelined plan of
     // 16-row tiles, 3 groups and 2 one-warp teams at double order 2 got rows 8-9 of its products
-    // wrong in every run on the H200 (2026-11-29); the non-aligned barrier, __syncwarp before
+    // wrong in every run on an H200; the non-aligned barrier, __syncwarp before
     // bar.sync, or __syncthreads each gave the default plan's answer. (barrier.sync exists from
     // sm_70 on; CUDA 13 compiles for sm_75 and newer.)
     w.line("// A team's barrier: named barrier team + 1 over its NTHREADS threads (0 is the block's),");

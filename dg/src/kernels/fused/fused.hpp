@@ -27,7 +27,7 @@
 // from shared memory, each serving the item's MR tile rows. 8-row tiles (Plan::tile_rows = 8)
 // use mma.sync.m8n8k4.f64; 16-row tiles (tile_rows = 16, sm_90 and newer) take two 8-row
 // fragments at once with m16n8k16 (k in steps of 16) and m16n8k4 (the rest), which run at twice
-// the rate of m8n8k4 on Hopper (benchmarks/dmma_shapes.cu: 66 against 33 TFLOP/s on the H100)
+// the rate of m8n8k4 on Hopper (benchmarks/dmma_shapes.cu)
 // and read each column fragment once per 16 operator rows, for more padding rows (Np up to a
 // multiple of 16). Plan::k_unroll > 0 unrolls the k loops that many steps instead of fully
 // and takes 16-row tiles' k in steps of 4 only: fewer operator values loaded ahead, so fewer

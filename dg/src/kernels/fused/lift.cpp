@@ -12,14 +12,13 @@ namespace rtdg::dg::kernels::fused {
 // tetrahedra) each face is a function of its own, written once per program before the kernels
 // (write_layered_lift_faces) and not inlined on CUDA, reaching x and y as offsets into the block's
 // shared memory (so its loads and stores stay shared-memory ones): inlined, ptxas kept several
-// faces' values live at once: compiled with NVRTC 13 for sm_90 (2026-11-28; 2-element literal
+// faces' values live at once: compiled with NVRTC 13 for sm_90 (2-element literal
 // plans of maxwell3d in double with every condition of the law, tests/dg/test_kernels.cpp), 182
-// registers at order 7 (one block per SM on the H100, where 186 were measured; a compiler fence
+// registers at order 7 (one block per SM; a compiler fence
 // between the faces did not prevent it) and 94 at order 6, against 128 and 80 as functions, the
 // count of the rest of the kernel. Below that the faces are written inline, fenced apart: there
 // they take no more registers than the rest of the kernel (80 either way at orders 4-5), and the
-// call is saved. Timed on the H100 (session 29): the order-6 literal plan 3 % faster (2 blocks
-// per SM with 4 elements), order 7 9.87 -> 7.93 ms per stage (2 blocks per SM).
+// call is saved. The outlined faces' timings: benchmarks/results/bench-dg-h100-2026-11-28-double-session29.json.
 
 // The entries of face f's layers: "const real l<e> = <sum>; y[<row>] = (or +=) l<e>;" per entry.
 // Plan::face_threads = F: thread share p of a column takes faces [p Nfaces / F, (p + 1) Nfaces / F)

@@ -23,8 +23,8 @@ void write_zero_padding(rtcg::SourceWriter& w, const std::string& buffer, const 
 // NCOMP x NP reals, and a copy of `width` of them lands in one column of sq when NP and LDQ are
 // multiples of `width` (then every copy's source and destination are width x real_bytes
 // aligned, given a 16-byte aligned state array: the solver's arrays are 256-byte aligned).
-// 1: one real per copy, any layout. (Measured on the H100, 2026-11-26, two reals per copy
-// against one: the best plan 1-4 % faster at orders 2-3, the median over 35-36 plans 0.7-2 %.)
+// 1: one real per copy, any layout. (Two reals per copy against one:
+// benchmarks/results/dg-bench-h100-double-vec-2026-11-26.json.)
 int state_copy_width(const KernelSpec& spec, const Scratch& sc) {
   if (spec.plan.layout != Layout::element_major) return 1;
   const int stride = node_stride(spec);  // Np, or Np padded (Plan::align)
@@ -190,8 +190,8 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
 // and the fluxes (sG) in every column, up to the leading dimension, and the columns past the
 // block's last element. Split directions read only rows below each pass's window, which its
 // G pass writes, so sG's padding there is the columns alone. (Zeroing all of sF, checking each
-// entry, took about a tenth of an order-2 block's instructions: measured on the H100,
-// 2026-11-26, 2-5 % less time per stage at orders 2-3.)
+// entry, took about a tenth of an order-2 block's instructions:
+// benchmarks/results/dg-bench-h100-double-pad-2026-11-26.json.)
 void write_padding_zeros(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
   const bool by_state = spec.plan.derivative == Derivative::state;
   w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
