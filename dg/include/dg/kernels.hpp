@@ -11,7 +11,7 @@
 //                 boundary face (with the incident field where the condition reads one)
 //   rtdg_lserk    res = a res + dt rhs; u += b res          (LSERK4 stage)
 //   rtdg_ssp      out = alpha u0 + beta (u + dt rhs)         (SSP-RK3 stage)
-// Fused (Plan::fusion == stage; dg/src/kernels/fused.cpp has the details):
+// Fused (Plan::fusion == stage; dg/src/kernels/fused/fused.hpp has the details):
 //   rtdg_stage_lserk  res = a res + dt L(q); qo = q + b res   (q and qo distinct arrays)
 //   rtdg_stage_ssp    qo = alpha u0 + beta (q + dt L(q))
 //
