@@ -123,7 +123,7 @@ TEST(BernsteinPlans, MatchTheNodalDefaultPlan) {
 }
 
 // From order 6 on tetrahedra (28 nodes per face) the layers of each face are a function of their
-// own (kernels/fused.cpp, lift_faces_outlined): the same answer.
+// own (kernels/fused/lift.cpp, lift_faces_outlined): the same answer.
 TEST(BernsteinPlans, OutlinedFaceLayersAtOrder6) {
   Cavity reference("maxwell3d", 1, 6, host());
   const std::vector<double> start = random_state(reference.solver->size());

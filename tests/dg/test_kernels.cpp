@@ -267,7 +267,8 @@ TEST(GeneratedDgKernels, ColumnTilesCompileWithNvrtcForSm80) {
       spec.scalar = scalar;
       spec.plan = column_tile_plan(Products::tensor, derivative);
       const GeneratedKernels kernels = generate_kernels(spec);
-      EXPECT_NE(kernels.source.find("mma.sync.aligned.m16n8k4"), std::string::npos);
+      // The tiles' mma (m16n8k4 on sm_90, two m8n8k4 below: dg/tensor_core.h).
+      EXPECT_NE(kernels.source.find("rtdg_dmma_columns(acc[m][nb]"), std::string::npos);
       expect_compiles(*nvrtc, kernels);
     }
 }
@@ -286,7 +287,8 @@ TEST(GeneratedDgKernels, Tf32ColumnTilesCompileWithNvrtcForSm90) {
       spec.plan = column_tile_plan(Products::tf32x3, variant == 0 ? Derivative::state : Derivative::flux);
       spec.plan.directions = variant == 2 ? Directions::split : Directions::joint;
       const GeneratedKernels kernels = generate_kernels(spec);
-      EXPECT_NE(kernels.source.find("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"), std::string::npos);
+      // mma.m16n8k8.tf32 (dg/tensor_core.h) on the column tiles.
+      EXPECT_NE(kernels.source.find("rtdg_mma_tf32(acc[m][nb]"), std::string::npos);
       expect_compiles(*nvrtc, kernels);
     }
 }

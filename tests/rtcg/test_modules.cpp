@@ -4,6 +4,7 @@
 #include <rtcg/backend.hpp>
 #include <rtcg/cache.hpp>
 #include <rtcg/compiler.hpp>
+#include <rtcg/headers.hpp>
 #include <rtcg/error.hpp>
 #include <rtcg/log.hpp>
 
@@ -202,6 +203,26 @@ TEST(CacheKey, ChangesWithSourceHeaderOptionTargetAndCompiler) {
     EXPECT_NE(host_key, clang_key);
   }
   std::filesystem::remove_all(dir);
+}
+
+// A library's registered headers (rtcg/headers.hpp): found by NVRTC and the host compiler with
+// no include folder given, and their text in the cache key.
+TEST(CacheKey, RegisteredHeadersAreFoundAndHashed) {
+  rtcg::register_headers({{"rtcg_test_library/scale.h", "#define RTCG_TEST_SCALE 2.0\n"}});
+  rtcg::Program program;
+  program.name = "registered_header";
+  program.source = "#include <rtcg_test_library/scale.h>\n"
+                   "RTCG_KERNEL(scale)(double* x, long long n) { RTCG_GLOBAL_LOOP(i, n) x[i] *= RTCG_TEST_SCALE; }\n";
+  auto sm90 = rtcg::make_nvrtc_compiler("sm_90");
+  EXPECT_NO_THROW((void)sm90->compile(program));
+  auto host = rtcg::make_host_compiler();
+  EXPECT_NO_THROW((void)host->compile(program));
+  const auto before = sm90->cache_key(program).digest();
+  rtcg::register_headers({{"rtcg_test_library/scale.h", "#define RTCG_TEST_SCALE 3.0\n"}});
+  EXPECT_NE(before, sm90->cache_key(program).digest());
+  EXPECT_NE(before, host->cache_key(program).digest());
+  rtcg::register_headers({{"rtcg_test_library/scale.h", "#define RTCG_TEST_SCALE 2.0\n"}});
+  EXPECT_EQ(before, sm90->cache_key(program).digest());
 }
 
 TEST(Nvrtc, CompilesForSm90WithoutAGpu) {

@@ -11,7 +11,7 @@
 //                 boundary face (with the incident field where the condition reads one)
 //   rtdg_lserk    res = a res + dt rhs; u += b res          (LSERK4 stage)
 //   rtdg_ssp      out = alpha u0 + beta (u + dt rhs)         (SSP-RK3 stage)
-// Fused (Plan::fusion == stage; dg/src/kernels/fused.cpp has the details):
+// Fused (Plan::fusion == stage; dg/src/kernels/fused/fused.hpp has the details):
 //   rtdg_stage_lserk  res = a res + dt L(q); qo = q + b res   (q and qo distinct arrays)
 //   rtdg_stage_ssp    qo = alpha u0 + beta (q + dt L(q))
 //
@@ -117,6 +117,12 @@ inline int node_stride(const KernelSpec& spec) {
 // The face codes of TF/SF faces: after the boundary conditions' codes 1 .. conditions.size().
 inline int tfsf_total_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 1; }
 inline int tfsf_scattered_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 2; }
+
+// Registers dg's device headers (dg/device_include/dg/*.h, embedded in the library) with rtcg,
+// so that NVRTC and the host compiler find the headers generated kernels include and cache keys
+// hash them (rtcg/headers.hpp). The generator does it before it writes an include; a program
+// of the caller's own that includes them calls it first. Idempotent and thread-safe.
+void register_device_headers();
 
 struct GeneratedKernels {
   std::string name;    // a label for the cache and logs, e.g. "dg_maxwell3d_tet_N4_f64"

@@ -51,10 +51,6 @@ std::string check(const KernelSpec& spec) {
       return error.what();
     }
   }
-  if (plan.fusion == Fusion::stage && plan.derivative == Derivative::state && !kernels::flux_is_linear(pieces.flux))
-    return "the plan differentiates the state (derivative = state), which needs a volume flux linear in the state "
-           "with constant coefficients; the law '" + law.name + "' has a nonlinear or position-dependent flux: use "
-           "derivative = flux";
   if (plan.fusion != Fusion::stage) return {};
   // A Bernstein plan's kernel is laid out for the element's operators in Bernstein form (their
   // sparsity decides, e.g., how many literal entries the code holds).
@@ -62,9 +58,9 @@ std::string check(const KernelSpec& spec) {
     const Element operators = bernstein_element(element);
     KernelSpec in_basis = spec;
     in_basis.element = &operators;
-    return kernels::fused_plan_refusal(in_basis);
+    return kernels::fused_plan_refusal(in_basis, pieces);
   }
-  return kernels::fused_plan_refusal(spec);
+  return kernels::fused_plan_refusal(spec, pieces);
 }
 
 }  // namespace rtdg::dg

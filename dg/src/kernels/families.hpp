@@ -16,9 +16,11 @@ void write_updates(rtcg::SourceWriter& w);
 // rtdg_stage_lserk, rtdg_stage_ssp (Plan::fusion == stage): volume, surface and update of a
 // block of elements in one kernel.
 void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out);
-// Why the fused stage kernel cannot be laid out for `spec` (its plan values together, the
-// element's sizes, the shared memory it would need), or "" when it can.
-std::string fused_plan_refusal(const KernelSpec& spec);
+
+// Why the fused stage kernel does not take the spec's plan (the reason, as dg::Error gives it),
+// or "" when it does: plan values out of range or that do not go together, a state derivative
+// of a nonlinear flux, a block too large for the threads, registers or shared memory.
+std::string fused_plan_refusal(const KernelSpec& spec, const Pieces& pieces);
 
 // Whether F(u) is linear in the state with constant coefficients (every path from a state
 // input to an output goes through +, -, negation, and products or quotients by terms that do
