@@ -16,7 +16,7 @@ TEST_F(ConfigTest, UnknownKeyListsTheValidKeys) {
   EXPECT_EQ(error_of(minimal + "[discretization]\nordr = 4\n"),
             "cfg.toml:8:1: error: unknown key 'ordr' in [discretization] (did you mean 'order'?); valid keys: order");
   EXPECT_EQ(error_of(minimal + "[output]\nformat = \"vtu\"\n"),
-            "cfg.toml:8:1: error: unknown key 'format' in [output]; valid keys: interval, vtu, hdf5, error");
+            "cfg.toml:8:1: error: unknown key 'format' in [output]; valid keys: interval, vtu, hdf5, error, max_snapshots");
   EXPECT_EQ(error_of(minimal + "[[probe]]\npoints = [[0, 0]]\nevry = 2\n"),
             "cfg.toml:9:1: error: unknown key 'evry' in [[probe]] (did you mean 'every'?); valid keys: name, points, "
             "fields, every");
