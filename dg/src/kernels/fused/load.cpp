@@ -24,7 +24,7 @@ void write_zero_padding(rtcg::SourceWriter& w, const std::string& buffer, const 
 // multiples of `width` (then every copy's source and destination are width x real_bytes
 // aligned, given a 16-byte aligned state array: the solver's arrays are 256-byte aligned).
 // 1: one real per copy, any layout. (Two reals per copy against one:
-// benchmarks/results/dg-bench-h100-double-vec-2026-11-26.json.)
+// benchmarks/results/dg-bench-h100-double-vec-2026-11-26.json at commit 9ebc789.)
 int state_copy_width(const KernelSpec& spec, const Scratch& sc) {
   if (spec.plan.layout != Layout::element_major) return 1;
   const int stride = node_stride(spec);  // Np, or Np padded (Plan::align)
@@ -191,7 +191,7 @@ void write_async_group_loads(rtcg::SourceWriter& w, const KernelSpec& spec, cons
 // block's last element. Split directions read only rows below each pass's window, which its
 // G pass writes, so sG's padding there is the columns alone. (Zeroing all of sF, checking each
 // entry, took about a tenth of an order-2 block's instructions:
-// benchmarks/results/dg-bench-h100-double-pad-2026-11-26.json.)
+// benchmarks/results/dg-bench-h100-double-pad-2026-11-26.json at commit b95d82b.)
 void write_padding_zeros(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch& sc) {
   const bool by_state = spec.plan.derivative == Derivative::state;
   w.line("// Padding rows and columns take part in the products: zeros, not leftovers.");
