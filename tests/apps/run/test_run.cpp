@@ -590,8 +590,8 @@ TEST_F(Run, ConfigPlanIsTheOneRun) {
     return std::string("no error");
   };
   const std::string word = error_of("fusion=stage layout=diagonal");
-  EXPECT_NE(word.find("--set run.plan=\"fusion=stage layout=diagonal\": error: 'run.plan': unknown memory "
-                      "layout 'diagonal'"),
+  EXPECT_NE(word.find("--set run.plan=\"fusion=stage layout=diagonal\": error: 'run.plan': plan 'fusion=stage "
+                      "layout=diagonal': unknown layout 'diagonal'; valid values: field_major, element_major"),
             std::string::npos)
       << word;
   const std::string fit = error_of("fusion=stage layout=element_major elements=4 nodes_per_thread=2 operators=global "
