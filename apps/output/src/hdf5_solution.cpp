@@ -448,9 +448,9 @@ void write_solution_collective(const std::filesystem::path& file, const Solution
                      if (H5Dwrite(dataset.get(), memory_type, memory_space.get(), file_space.get(), transfer.get(), rows) < 0)
                        h5::fail_h5(source, "cannot write dataset '" + path + "'");
                    },
-                   [&](const void* rows, std::size_t count, std::size_t size) {
+                   [&](const void* rows, std::size_t values, std::size_t size) {
                      // Each rank's rows with their indices in the whole dataset, summed over the ranks.
-                     std::uint64_t part = sum64(rows, count, size, static_cast<std::uint64_t>(first) * static_cast<std::uint64_t>(block.Np));
+                     std::uint64_t part = sum64(rows, values, size, static_cast<std::uint64_t>(first) * static_cast<std::uint64_t>(block.Np));
                      std::uint64_t whole_sum = 0;
                      MPI_Allreduce(&part, &whole_sum, 1, MPI_UINT64_T, MPI_SUM, comm);
                      return whole_sum;
