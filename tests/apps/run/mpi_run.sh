@@ -111,7 +111,7 @@ fi
 
 # A blow-up: every rank stops, non-zero, with the step, time, field and element.
 start=$(date +%s)
-timeout 120 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/blowup\"" --set time.cfl=10 \
+timeout 120 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/blowup\"" --set time.cfl=10 --set time.allow_unstable=true \
   --set time.final=20 "${@}" > "$work/blowup.log" 2>&1
 code=$?
 [ $code -ne 0 ] && [ $code -ne 124 ] || { cat "$work/blowup.log"; fail "blow-up on 2 ranks: exit $code"; }
