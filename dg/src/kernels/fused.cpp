@@ -136,7 +136,7 @@ void write_tensor_defines(rtcg::SourceWriter& w, const KernelSpec& spec, const S
 void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out) {
   const Element& element = *spec.element;
   const Plan& plan = spec.plan;
-  if (const std::string refusal = fused_plan_refusal(spec, pieces); !refusal.empty()) throw Error(refusal);
+  // generate_kernels has run dg::check, which includes fused_plan_refusal: the layout fits.
   const Scratch sc = scratch_of(spec);
   const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
   out.stage_shared_bytes = static_cast<std::size_t>(sc.block_total()) * real_bytes;
