@@ -4,6 +4,9 @@
 // launch facts. For refactoring the generator: the dumps of two builds must be equal (diff -r).
 // --ptx N: also compiles every N-th generated source with NVRTC for sm_90 and writes its PTX
 // to <folder>/<index>.ptx (no GPU needed).
+// dg_kernel_corpus --ptx-of <file.cu>...: the PTX of corpus files (of this build or another),
+// written beside each as <file.cu>.ptx: a change to the device headers that leaves the PTX of
+// every affected kernel as it was cannot change their speed.
 #include "solver_support.hpp"
 
 #include <dg/element.hpp>
@@ -17,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -222,12 +226,37 @@ int run(const std::string& folder, int ptx_every) {
   return 0;
 }
 
+// A corpus file: "// <spec>\n// <kernel name> <launch facts>\n<source>".
+int ptx_of_files(int count, char** files) {
+  int failed = 0;
+  for (int i = 0; i < count; ++i) {
+    std::ifstream in(files[i]);
+    std::string spec, facts;
+    std::getline(in, spec);
+    std::getline(in, facts);
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (facts.rfind("// ", 0) != 0 || source.empty()) {
+      std::fprintf(stderr, "%s: not a generated corpus file\n", files[i]);
+      ++failed;
+      continue;
+    }
+    rtcg::Program program;
+    program.name = facts.substr(3, facts.find(' ', 3) - 3);
+    program.source = source;
+    const std::string ptx = ptx_of(rtcg::full_source(program, "cuda"));
+    if (ptx.rfind("FAILED", 0) == 0) ++failed;
+    std::ofstream(std::string(files[i]) + ".ptx") << ptx;
+  }
+  return failed == 0 ? 0 : 1;
+}
+
 }  // namespace
 }  // namespace rtdg::dg
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--ptx-of") return rtdg::dg::ptx_of_files(argc - 2, argv + 2);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: dg_kernel_corpus <folder> [--ptx N]\n");
+    std::fprintf(stderr, "usage: dg_kernel_corpus <folder> [--ptx N] | --ptx-of <file.cu>...\n");
     return 2;
   }
   const int every = argc >= 4 && std::string(argv[2]) == "--ptx" ? std::stoi(argv[3]) : 0;

@@ -15,6 +15,20 @@
 #include <string>
 #include <vector>
 
+// The stencil table of `element` in the kernel's host form: 4 words per node (dg/bernstein_stencil.h).
+std::vector<int> stencil_words(const rtdg::dg::Element& element) {
+  const std::vector<int> table = rtdg::dg::kernels::fused::stencil_table(element);
+  const int dim = element.dim, Np = element.Np, slots = dim * (dim + 1);
+  std::vector<int> words(static_cast<std::size_t>(4 * Np), 0);
+  for (int n = 0; n < Np; ++n) {
+    unsigned word[4] = {0, 0, 0, static_cast<unsigned>(table[static_cast<std::size_t>(slots * Np + n)])};
+    for (int x = 0; x < slots; ++x)
+      word[x / 4] |= static_cast<unsigned>(table[static_cast<std::size_t>(x * Np + n)]) << (8 * (x % 4));
+    for (int q = 0; q < 4; ++q) words[static_cast<std::size_t>(4 * n + q)] = static_cast<int>(word[q]);
+  }
+  return words;
+}
+
 // The header's includer's part (as a generated program has it): double reals, 8-row tiles, the
 // TF32 helpers, three columns per block.
 using real = double;
@@ -24,6 +38,12 @@ using real = double;
 #define NCOLP 3
 #include <dg/tensor_core.h>
 #undef NCOLP
+#include <dg/bernstein_stencil.h>
+
+#include <dg/bernstein.hpp>
+#include <dg/element.hpp>
+
+#include "kernels/fused/fused.hpp"  // stencil_table: the table the generator writes
 
 namespace {
 
@@ -161,6 +181,74 @@ RTCG_KERNEL(probe)(const real* RTCG_RESTRICT A, const real* RTCG_RESTRICT B, rea
 }
 )";
   return program;
+}
+
+// D_a u at every node from the stencil functions against the dense Bernstein derivative
+// (BernsteinOperators::derivative, built from the multi-indices by other code), for triangles
+// and tetrahedra at orders 1-6.
+template <int DIM>
+void check_stencil(int N) {
+  using rtdg::dg::Shape;
+  const rtdg::dg::Element element = rtdg::dg::make_element(DIM == 2 ? Shape::triangle : Shape::tetrahedron, N);
+  const rtdg::dg::BernsteinOperators b = rtdg::dg::make_bernstein(element);
+  const std::vector<int> words = stencil_words(element);
+  const std::vector<double> u = random_values(static_cast<std::size_t>(element.Np), 11u + static_cast<unsigned>(N));
+  const Eigen::Map<const Eigen::VectorXd> column(u.data(), element.Np);
+  for (int a = 0; a < DIM; ++a) {
+    const Eigen::VectorXd expected = b.derivative(a) * column;
+    for (int i = 0; i < element.Np; ++i) {
+      int sw[4];
+      rtdg_stencil_words(words.data(), i, sw);
+      int nb[DIM * (DIM + 1)];
+      double al[DIM + 1];
+      rtdg_stencil_unpack<DIM>(sw, nb, al);
+      const double d0 = rtdg_stencil_d0<DIM>(u.data(), i, nb, al);
+      const double d = a == 0 ? rtdg_stencil_d<DIM, 1>(u.data(), i, nb, al, d0)
+                       : a == 1 ? rtdg_stencil_d<DIM, 2>(u.data(), i, nb, al, d0)
+                                : rtdg_stencil_d<DIM, (DIM > 2 ? 3 : 1)>(u.data(), i, nb, al, d0);
+      EXPECT_NEAR(d, expected(i), 1e-12 * (1 + std::abs(expected(i)))) << "DIM " << DIM << " N " << N << " a " << a
+                                                                         << " node " << i;
+    }
+  }
+}
+
+TEST(DeviceHeaders, StencilDerivativesAreTheBernsteinDerivatives) {
+  for (int N = 1; N <= 6; ++N) {
+    check_stencil<2>(N);
+    check_stencil<3>(N);
+  }
+}
+
+// dg/bernstein_stencil.h included as the generator does (inside the program's extern "C").
+rtcg::Program stencil_probe(const std::string& real_type) {
+  rtcg::Program program;
+  program.name = "dg_stencil_probe";
+  program.source = "typedef " + real_type + " real;\n#include <dg/bernstein_stencil.h>\n" + R"(
+#if RTCG_CUDA
+__device__ const int4 table[2] = {{1, 0, 0, 0x0101}, {0, 0, 0, 0x0101}};
+#else
+static const int table[8] = {1, 0, 0, 0x0101, 0, 0, 0, 0x0101};
+#endif
+RTCG_KERNEL(stencil_probe)(const real* RTCG_RESTRICT u, real* RTCG_RESTRICT y) {
+  int sw[4];
+  rtdg_stencil_words(table, 0, sw);
+  int nb[6];
+  real al[3];
+  rtdg_stencil_unpack<2>(sw, nb, al);
+  const real d0 = rtdg_stencil_d0<2>(u, 0, nb, al);
+  y[0] = rtdg_stencil_d<2, 1>(u, 0, nb, al, d0) + rtdg_stencil_d<2, 2>(u, 0, nb, al, d0);
+}
+)";
+  return program;
+}
+
+TEST(DeviceHeaders, StencilHeaderCompilesWithNvrtcAndTheHostCompiler) {
+  rtdg::dg::register_device_headers();
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  for (const char* real : {"double", "float"}) {
+    EXPECT_NO_THROW((void)nvrtc->compile(stencil_probe(real))) << real;
+    EXPECT_NO_THROW((void)rtcg::make_host_compiler()->compile(stencil_probe(real))) << real;
+  }
 }
 
 TEST(DeviceHeaders, TensorCoreHeaderCompilesWithNvrtcAndTheHostCompiler) {

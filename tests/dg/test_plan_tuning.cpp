@@ -1009,8 +1009,10 @@ TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
   rtcg::tune::Timing rule;
   rule.point = point_of(pruned);
   rule.status = "pruned";
-  rule.reason = "costs blocks";
-  result.variants = {ok, dropped, rule};
+  rule.reason = "costs blocks (rule pipelining.blocks: fewer blocks per SM; H200, 2026-11-29)";
+  rtcg::tune::Timing unnamed = rule;
+  unnamed.reason = "a reason without a rule";
+  result.variants = {ok, dropped, rule, rule, unnamed};
   result.winner = 0;
   const std::string table = format_plan_table(result, job);
   std::vector<std::string> lines;
@@ -1027,10 +1029,9 @@ TEST(PlanTuning, TableRowsKeepLongReasonsWhole) {
             std::string::npos)
       << lines[2];
   EXPECT_EQ(lines[3], "2 variants, compile 0.0 s, timing 0.0 s");
-  EXPECT_EQ(lines[4], "1 more pruned before compiling (pipelined groups that would cost thread blocks per SM; on devices "
-                      "with prefetch async, plans without prefetch and scalar ones with prefetch on; on sm_90 and newer, "
-                      "16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row tiles and async, "
-                      "k_ahead with the flux derivative; --space prune=off keeps them)");
+  EXPECT_EQ(lines[4], "3 more pruned before compiling by the rules of " + pruning_rules().source +
+                          ": pipelining.blocks 2, unnamed 1 (`rtdg tune dg --explain` says what each rule drops and "
+                          "why; --space prune=off keeps them)");
 }
 
 }  // namespace

@@ -143,6 +143,27 @@ PruningRules parse_pruning_rules(const std::string& json, const std::string& sou
 // The table built from data/tuning/pruning.json, or the file RTDG_PRUNING_RULES names.
 const PruningRules& pruning_rules();
 
+// Plans rtdg measured on the devices named in data/tuning/measured/*.json (tuning database
+// documents, winners only, built into the library; docs/tuning.md), consulted by choose_plan
+// after the user's database and before tuning, so that a first run on such a device starts at
+// once. `configs` maps each template hash to the config it was measured with, which lets a
+// test recompute the hash and notice records a changed generator no longer reaches.
+struct MeasuredTuning {
+  std::string source;  // "data/tuning/measured (built in)", or the file RTDG_MEASURED_TUNING names
+  std::vector<rtcg::tune::TuningRecord> records;
+  std::map<std::string, std::string> configs;  // template hash -> config file, relative to the repository
+};
+// One document (the tuning database's format plus "measured" and "configs"); throws
+// dg::Error naming `source` for one that does not parse or whose records are not DG plans.
+MeasuredTuning parse_measured_tuning(const std::string& json, const std::string& source);
+// The built-in documents; RTDG_MEASURED_TUNING=off gives none, =<file> that file instead.
+const MeasuredTuning& measured_tuning();
+// The lookup's fallback chain over `measured`'s records of a device with the same backend and
+// name as `device` (another model of the same architecture has other limits and other
+// winners, and is better served by tuning).
+rtcg::tune::Lookup measured_lookup(const MeasuredTuning& measured, const rtcg::tune::DeviceFingerprint& device,
+                                   const std::string& template_hash, const rtcg::tune::ProblemClass& problem);
+
 // Why a plan is dropped before compiling on `device`, or "" when it is not: each names the
 // rule that applied and the measurement it rests on. Rules that do not list the device's
 // architecture drop nothing; on the host none do.
@@ -198,13 +219,15 @@ struct PlanChoice {
 };
 
 // off: the default plan. auto: the database's entry for this solver (falling back to the
-// nearest size class and the same architecture), else tuned now within budget_seconds and
+// nearest size class and the same architecture), else the measured tuning's entry for a
+// device of the same name (measured_tuning()), else tuned now within budget_seconds and
 // stored. force: tuned now and stored. The solver is left on the chosen plan; its state is
 // overwritten when tuning ran (set it afterwards). A stored plan that no longer fits (e.g. a
 // different device's shared memory) falls back to the default with a warning in `source`.
 // `log`, when given, gets one line before a tuning starts (it can take the whole budget).
+// `measured`: the measured tuning consulted (nullptr: measured_tuning()).
 PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::TuningDb& db, double budget_seconds,
-                       const PlanSpace& space, std::ostream* log = nullptr);
+                       const PlanSpace& space, std::ostream* log = nullptr, const MeasuredTuning* measured = nullptr);
 
 // The tuner's options for DG plans: small stack frames (math functions of incident fields)
 // allowed, real spills dropped (except in plans with a register cap: capped_local_bytes);

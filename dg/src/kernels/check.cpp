@@ -28,7 +28,9 @@ std::string unfused_refusal(const Plan& plan) {
 
 }  // namespace
 
-std::string check(const KernelSpec& spec) {
+namespace kernels {
+
+std::string check_before_lowering(const KernelSpec& spec) {
   if (!spec.law) return "no law given";
   if (!spec.element) return "no reference element given";
   const Plan& plan = spec.plan;
@@ -43,10 +45,14 @@ std::string check(const KernelSpec& spec) {
   if (law.dimension != element.dim)
     return "the law '" + law.name + "' is " + std::to_string(law.dimension) + "D but the mesh elements are " +
            std::string(shape_name(element.shape)) + "s (" + std::to_string(element.dim) + "D)";
-  const kernels::Pieces pieces = kernels::lower_pieces(spec);
+  return {};
+}
+
+std::string check_lowered(const KernelSpec& spec, const Pieces& pieces) {
+  const Plan& plan = spec.plan;
   if (plan.basis == Basis::bernstein) {
     try {
-      kernels::check_bernstein(spec, pieces);
+      check_bernstein(spec, pieces);
     } catch (const Error& error) {
       return error.what();
     }
@@ -55,12 +61,19 @@ std::string check(const KernelSpec& spec) {
   // A Bernstein plan's kernel is laid out for the element's operators in Bernstein form (their
   // sparsity decides, e.g., how many literal entries the code holds).
   if (plan.basis == Basis::bernstein) {
-    const Element operators = bernstein_element(element);
+    const Element operators = bernstein_element(*spec.element);
     KernelSpec in_basis = spec;
     in_basis.element = &operators;
-    return kernels::fused_plan_refusal(in_basis, pieces);
+    return fused_plan_refusal(in_basis, pieces);
   }
-  return kernels::fused_plan_refusal(spec, pieces);
+  return fused_plan_refusal(spec, pieces);
+}
+
+}  // namespace kernels
+
+std::string check(const KernelSpec& spec) {
+  if (std::string refusal = kernels::check_before_lowering(spec); !refusal.empty()) return refusal;
+  return kernels::check_lowered(spec, kernels::lower_pieces(spec));
 }
 
 }  // namespace rtdg::dg

@@ -37,6 +37,12 @@ std::string basis_change_obstacle(const fluxes::Lowered& piece);
 // element, or a piece of the law with a basis_change_obstacle.
 void check_bernstein(const KernelSpec& spec, const Pieces& pieces);
 
+// dg::check in two parts, so that generate_kernels lowers the law's pieces once for both the
+// check and the code: what needs no lowering (the plan values against the schema, unfused
+// plans' values, the law's dimension against the element's), then the rest with the pieces.
+std::string check_before_lowering(const KernelSpec& spec);
+std::string check_lowered(const KernelSpec& spec, const Pieces& pieces);
+
 // rtdg_pack_halo (dg/kernels.hpp), for every plan.
 void write_halo_pack(rtcg::SourceWriter& w);
 

@@ -43,9 +43,10 @@ GeneratedKernels generate(const KernelSpec& spec, const kernels::Pieces& pieces)
 GeneratedKernels generate_kernels(const KernelSpec& spec) {
   if (!spec.law) throw Error("generate_kernels: no law given");
   if (!spec.element) throw Error("generate_kernels: no reference element given");
-  if (const std::string refusal = check(spec); !refusal.empty()) throw Error(refusal);
+  if (const std::string refusal = kernels::check_before_lowering(spec); !refusal.empty()) throw Error(refusal);
   const Element& element = *spec.element;
   const kernels::Pieces pieces = kernels::lower_pieces(spec);
+  if (const std::string refusal = kernels::check_lowered(spec, pieces); !refusal.empty()) throw Error(refusal);
   if (spec.plan.basis == Basis::bernstein) {
     // The Bernstein plans' kernels: the same code with the element's operators in Bernstein form.
     const Element operators = bernstein_element(element);

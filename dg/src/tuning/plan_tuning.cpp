@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <map>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -867,7 +868,7 @@ double tune_budget_seconds() {
 }
 
 PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::TuningDb& db, double budget_seconds,
-                       const PlanSpace& space, std::ostream* log) {
+                       const PlanSpace& space, std::ostream* log, const MeasuredTuning* measured) {
   PlanChoice choice;
   if (mode == rtcg::tune::TuneMode::off) {
     choice.source = "default (RTDG_TUNE=off)";
@@ -877,22 +878,29 @@ PlanChoice choose_plan(Solver& solver, rtcg::tune::TuneMode mode, rtcg::tune::Tu
   const auto device = rtcg::tune::DeviceFingerprint::of(solver.backend());
   const std::string hash = kernel_hash(solver.kernel_spec());
   const rtcg::tune::ProblemClass problem = plan_problem(solver);
+  // A stored plan: the solver is left on it, or on the default where it does not fit here.
+  auto use_stored = [&](const rtcg::tune::Lookup& found, const std::string& where) {
+    choice.plan = plan_of(found.point);
+    choice.source = where + " (" + rtcg::tune::to_string(found.step) +
+                    (found.record ? ", " + found.record->problem.describe() + ", " + found.record->created : std::string()) +
+                    ")";
+    try {
+      solver.set_plan(choice.plan);
+    } catch (const std::exception& error) {
+      choice.plan = Plan{};
+      choice.source = "default (the stored plan '" + plan_of(found.point).describe() + "' from " + where +
+                      " does not fit: " + error.what() + ")";
+      solver.set_plan(choice.plan);
+    }
+    return choice;
+  };
   if (mode == rtcg::tune::TuneMode::automatic) {
     const rtcg::tune::Lookup found = db.lookup(device, plan_family, hash, problem, point_of(Plan{}));
-    if (found.step != rtcg::tune::LookupStep::builtin_default) {
-      choice.plan = plan_of(found.point);
-      choice.source = std::string("tuning database (") + rtcg::tune::to_string(found.step) + ", " +
-                      (found.record ? found.record->problem.describe() + ", " + found.record->created : std::string()) + ")";
-      try {
-        solver.set_plan(choice.plan);
-        return choice;
-      } catch (const std::exception& error) {
-        choice.plan = Plan{};
-        choice.source = "default (the stored plan '" + plan_of(found.point).describe() + "' does not fit: " + error.what() + ")";
-        solver.set_plan(choice.plan);
-        return choice;
-      }
-    }
+    if (found.step != rtcg::tune::LookupStep::builtin_default) return use_stored(found, "tuning database");
+    const MeasuredTuning& shipped = measured ? *measured : measured_tuning();
+    const rtcg::tune::Lookup from_measured = measured_lookup(shipped, device, hash, problem);
+    if (from_measured.step != rtcg::tune::LookupStep::builtin_default)
+      return use_stored(from_measured, "measured tuning, " + shipped.source);
   }
   if (log)
     *log << "[rtdg] tuning the DG kernels for " << problem.describe() << " on " << device.describe() << " ("
@@ -961,11 +969,23 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
   std::snprintf(line, sizeof line, "%zu variants, compile %.1f s, timing %.1f s\n", result.variants.size() - pruned,
                 result.compile_seconds, result.timing_seconds);
   text << line;
-  if (pruned > 0)
-    text << pruned << " more pruned before compiling (pipelined groups that would cost thread blocks per SM; on "
-                      "devices with prefetch async, plans without prefetch and scalar ones with prefetch on; on sm_90 "
-                      "and newer, 16-row tiles outside 2-8 elements per block, k_unroll other than with 16-row "
-                      "tiles and async, k_ahead with the flux derivative; --space prune=off keeps them)\n";
+  if (pruned > 0) {
+    // Each pruned variant's reason names its rule: "... (rule <name>: <finding>; <evidence>)".
+    std::map<std::string, std::size_t> by_rule;
+    for (const rtcg::tune::Timing& t : result.variants) {
+      if (t.status != "pruned") continue;
+      const std::size_t at = t.reason.find("(rule ");
+      const std::size_t end = at == std::string::npos ? at : t.reason.find(':', at);
+      ++by_rule[end == std::string::npos ? std::string("unnamed") : t.reason.substr(at + 6, end - at - 6)];
+    }
+    text << pruned << " more pruned before compiling by the rules of " << pruning_rules().source << ":";
+    const char* separator = " ";
+    for (const auto& [rule, count] : by_rule) {
+      text << separator << rule << " " << count;
+      separator = ", ";
+    }
+    text << " (`rtdg tune dg --explain` says what each rule drops and why; --space prune=off keeps them)\n";
+  }
   if (job.graph_on_winner)
     text << "steps as CUDA graphs tried on the winner only (--space prune=off tries them on every plan)\n";
   return text.str();

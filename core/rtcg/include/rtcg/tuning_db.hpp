@@ -106,6 +106,18 @@ struct Lookup {
   std::optional<TuningRecord> record;  // the record the point came from (none for the default)
 };
 
+// The lookup's fallback chain over a list of records (what TuningDb::lookup runs on its file's
+// records): records of another family or template, or without a winner, never match. Logs
+// the step used at info level, naming `origin` (a file, or a built-in database).
+Lookup lookup_records(const std::vector<TuningRecord>& records, const DeviceFingerprint& device,
+                      const std::string& family, const std::string& template_hash, const ProblemClass& problem,
+                      const Point& builtin_default, const std::string& origin);
+
+// A tuning database document ({"schema": "rtdg-tuning-1", "records": [...]}, the file format
+// TuningDb writes); keys other than these two are ignored. Throws rtcg::Error naming `origin`
+// for a malformed document.
+std::vector<TuningRecord> parse_tuning_records(const std::string& text, const std::string& origin);
+
 class TuningDb {
 public:
   // Loads `file` (missing: empty). Never throws for a missing or corrupt file.

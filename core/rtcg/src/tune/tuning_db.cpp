@@ -202,45 +202,64 @@ std::optional<TuningRecord> TuningDb::find_exact(const DeviceFingerprint& device
   return std::nullopt;
 }
 
-Lookup TuningDb::lookup(const DeviceFingerprint& device, const std::string& family, const std::string& template_hash,
-                        const ProblemClass& problem, const Point& builtin_default) const {
+Lookup lookup_records(const std::vector<TuningRecord>& records, const DeviceFingerprint& device,
+                      const std::string& family, const std::string& template_hash, const ProblemClass& problem,
+                      const Point& builtin_default, const std::string& origin) {
   Lookup result;
-  {
-    std::lock_guard lock(mutex_);
-    std::vector<const TuningRecord*> same_device, same_arch;
-    for (const auto& record : records_) {
-      if (record.family != family || record.template_hash != template_hash || record.winner.empty()) continue;
-      if (record.device == device) same_device.push_back(&record);
-      else if (record.device.same_architecture(device)) same_arch.push_back(&record);
-    }
-    const TuningRecord* found = nullptr;
-    for (const auto* record : same_device)
-      if (record->problem == problem) found = record;
-    if (found) {
-      result.step = LookupStep::exact;
-    } else if ((found = nearest(same_device, problem))) {
-      result.step = LookupStep::nearest_problem;
-    } else if ((found = nearest(same_arch, problem))) {
-      result.step = LookupStep::same_architecture;
-    }
-    if (found) {
-      result.point = found->winner;
-      result.record = *found;
-    } else {
-      result.step = LookupStep::builtin_default;
-      result.point = builtin_default;
-    }
+  std::vector<const TuningRecord*> same_device, same_arch;
+  for (const auto& record : records) {
+    if (record.family != family || record.template_hash != template_hash || record.winner.empty()) continue;
+    if (record.device == device) same_device.push_back(&record);
+    else if (record.device.same_architecture(device)) same_arch.push_back(&record);
+  }
+  const TuningRecord* found = nullptr;
+  for (const auto* record : same_device)
+    if (record->problem == problem) found = record;
+  if (found) {
+    result.step = LookupStep::exact;
+  } else if ((found = nearest(same_device, problem))) {
+    result.step = LookupStep::nearest_problem;
+  } else if ((found = nearest(same_arch, problem))) {
+    result.step = LookupStep::same_architecture;
+  }
+  if (found) {
+    result.point = found->winner;
+    result.record = *found;
+  } else {
+    result.step = LookupStep::builtin_default;
+    result.point = builtin_default;
   }
   if (result.record) {
-    log().info("tuning: {} ({}) on {}: {} from the tuning database ({}{}{})", family, problem.describe(),
-               device.describe(), to_string(result.point), to_string(result.step),
+    log().info("tuning: {} ({}) on {}: {} from {} ({}{}{})", family, problem.describe(), device.describe(),
+               to_string(result.point), origin, to_string(result.step),
                result.step == LookupStep::exact ? "" : ": measured for " + result.record->problem.describe(),
                result.step == LookupStep::same_architecture ? " on " + result.record->device.describe() : "");
   } else {
     log().info("tuning: {} ({}) on {}: {} (built-in default: nothing tuned for this family in {}; see `rtdg tune`)",
-               family, problem.describe(), device.describe(), to_string(result.point), file_.string());
+               family, problem.describe(), device.describe(), to_string(result.point), origin);
   }
   return result;
+}
+
+std::vector<TuningRecord> parse_tuning_records(const std::string& text, const std::string& origin) {
+  try {
+    return detail::parse(text);
+  } catch (const Error& e) {
+    throw Error(origin + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw Error(origin + ": not a tuning database (" + e.what() + ")");
+  }
+}
+
+Lookup TuningDb::lookup(const DeviceFingerprint& device, const std::string& family, const std::string& template_hash,
+                        const ProblemClass& problem, const Point& builtin_default) const {
+  std::vector<TuningRecord> records;
+  {
+    std::lock_guard lock(mutex_);
+    records = records_;
+  }
+  return lookup_records(records, device, family, template_hash, problem, builtin_default,
+                        "the tuning database " + file_.string());
 }
 
 TuningDb& global_tuning_db() {

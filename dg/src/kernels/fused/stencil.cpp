@@ -72,17 +72,15 @@ void write_stencil_table(rtcg::SourceWriter& w, const Element& element) {
     values += (n ? "," : "") + node;
     words += std::string(n ? "," : "") + "{" + node + "}";
   }
-  w.line("// The Bernstein lattice for the derivative stencil (Operators::stencil): [NP] x 4 ints, the indices of");
-  w.line("// the neighbours alpha - e_k + e_j 8 bits each in the order j DIM + (k < j ? k : k - 1) (words 0-2),");
-  w.line("// the packed multi-index (word 3). RTDG_STENCIL_WORDS(node, out) reads a node's into int out[4].");
+  // The table's layout and the functions that read it: dg/bernstein_stencil.h.
+  register_device_headers();
+  w.line("#include <dg/bernstein_stencil.h>");
+  w.line("// The Bernstein lattice for the derivative stencil (Operators::stencil): [NP] nodes of 4 words");
+  w.line("// (dg/bernstein_stencil.h).");
   w.line("#if RTCG_CUDA");
   w.line("__device__ const int4 rtdg_stencil[" + str(Np) + "] = {" + words + "};");
-  w.line("#define RTDG_STENCIL_WORDS(node, out) do { const int4 rtdg_t = rtdg_stencil[node]; "
-         "out[0] = rtdg_t.x; out[1] = rtdg_t.y; out[2] = rtdg_t.z; out[3] = rtdg_t.w; } while (0)");
   w.line("#else");
   w.line("static const int rtdg_stencil[" + str(4 * Np) + "] = {" + values + "};");
-  w.line("#define RTDG_STENCIL_WORDS(node, out) do { for (int rtdg_q = 0; rtdg_q < 4; ++rtdg_q) "
-         "out[rtdg_q] = rtdg_stencil[4 * (node) + rtdg_q]; } while (0)");
   w.line("#endif");
   w.line();
 }
@@ -103,23 +101,18 @@ void write_stencil_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
   const int slots = dim * (dim + 1);
   w.line("// D_a u by the Bernstein lattice stencil (operators = stencil), one direction a at a time.");
   w.line("int sw[4];");
-  w.line("RTDG_STENCIL_WORDS(i, sw);");
+  w.line("rtdg_stencil_words(rtdg_stencil, i, sw);");
   w.line("int nb[" + str(slots) + "];");
-  w.line("for (int x = 0; x < " + str(slots) + "; ++x) nb[x] = (sw[x / 4] >> (8 * (x % 4))) & 255;");
-  w.line("const int packed = sw[3];");
   w.line("real al[DIM + 1];");
-  w.line("for (int k = 0; k <= DIM; ++k) al[k] = real((packed >> (8 * k)) & 255);");
+  w.line("rtdg_stencil_unpack<DIM>(sw, nb, al);");
   w.line("real d0[NCOMP];  // (d_0 u_c)(i)");
-  w.line("for (int c = 0; c < NCOMP; ++c) { const real* u = se + c * LDQ; real v = al[0] * u[i]; "
-         "for (int k = 1; k <= DIM; ++k) v += al[k] * u[nb[k - 1]]; d0[c] = v; }");
+  w.line("for (int c = 0; c < NCOMP; ++c) d0[c] = rtdg_stencil_d0<DIM>(se + c * LDQ, i, nb, al);");
   w.line("for (int c = 0; c < NCOMP; ++c) rhs[c] = 0;");
   for (int a = 0; a < dim; ++a) {
     const std::string j = str(a + 1);
     auto direction = w.block("");
     w.line("real du[NCOMP];  // (D_" + str(a) + " u_c)(i)");
-    w.line("for (int c = 0; c < NCOMP; ++c) { const real* u = se + c * LDQ; real v = -d0[c]; "
-           "for (int k = 0; k <= DIM; ++k) v += al[k] * (k == " + j + " ? u[i] : u[nb[" + j + " * DIM + (k < " + j +
-           " ? k : k - 1)]]); du[c] = real(0.5) * v; }");
+    w.line("for (int c = 0; c < NCOMP; ++c) du[c] = rtdg_stencil_d<DIM, " + j + ">(se + c * LDQ, i, nb, al, d0[c]);");
     w.line("real Fa[NCOMP * DIM];");
     emit_piece(w, pieces.flux, "Fa", "va" + str(a) + "_", spec.scalar,
                [](std::size_t c) { return "du[" + std::to_string(c) + "]"; });
