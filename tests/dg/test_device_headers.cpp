@@ -15,20 +15,6 @@
 #include <string>
 #include <vector>
 
-// The stencil table of `element` in the kernel's host form: 4 words per node (dg/bernstein_stencil.h).
-std::vector<int> stencil_words(const rtdg::dg::Element& element) {
-  const std::vector<int> table = rtdg::dg::kernels::fused::stencil_table(element);
-  const int dim = element.dim, Np = element.Np, slots = dim * (dim + 1);
-  std::vector<int> words(static_cast<std::size_t>(4 * Np), 0);
-  for (int n = 0; n < Np; ++n) {
-    unsigned word[4] = {0, 0, 0, static_cast<unsigned>(table[static_cast<std::size_t>(slots * Np + n)])};
-    for (int x = 0; x < slots; ++x)
-      word[x / 4] |= static_cast<unsigned>(table[static_cast<std::size_t>(x * Np + n)]) << (8 * (x % 4));
-    for (int q = 0; q < 4; ++q) words[static_cast<std::size_t>(4 * n + q)] = static_cast<int>(word[q]);
-  }
-  return words;
-}
-
 // The header's includer's part (as a generated program has it): double reals, 8-row tiles, the
 // TF32 helpers, three columns per block.
 using real = double;
@@ -46,6 +32,20 @@ using real = double;
 #include "kernels/fused/fused.hpp"  // stencil_table: the table the generator writes
 
 namespace {
+
+// The stencil table of `element` in the kernel's host form: 4 words per node (dg/bernstein_stencil.h).
+std::vector<int> stencil_words(const rtdg::dg::Element& element) {
+  const std::vector<int> table = rtdg::dg::kernels::fused::stencil_table(element);
+  const int dim = element.dim, Np = element.Np, slots = dim * (dim + 1);
+  std::vector<int> words(static_cast<std::size_t>(4 * Np), 0);
+  for (int n = 0; n < Np; ++n) {
+    unsigned word[4] = {0, 0, 0, static_cast<unsigned>(table[static_cast<std::size_t>(slots * Np + n)])};
+    for (int x = 0; x < slots; ++x)
+      word[x / 4] |= static_cast<unsigned>(table[static_cast<std::size_t>(x * Np + n)]) << (8 * (x % 4));
+    for (int q = 0; q < 4; ++q) words[static_cast<std::size_t>(4 * n + q)] = static_cast<int>(word[q]);
+  }
+  return words;
+}
 
 constexpr int kColumns = 3;  // NCOLP above
 
@@ -199,8 +199,8 @@ void check_stencil(int N) {
     for (int i = 0; i < element.Np; ++i) {
       int sw[4];
       rtdg_stencil_words(words.data(), i, sw);
-      int nb[DIM * (DIM + 1)];
-      double al[DIM + 1];
+      int nb[12];  // DIM (DIM + 1) used
+      double al[4];  // DIM + 1 used
       rtdg_stencil_unpack<DIM>(sw, nb, al);
       const double d0 = rtdg_stencil_d0<DIM>(u.data(), i, nb, al);
       const double d = a == 0 ? rtdg_stencil_d<DIM, 1>(u.data(), i, nb, al, d0)
@@ -223,7 +223,9 @@ TEST(DeviceHeaders, StencilDerivativesAreTheBernsteinDerivatives) {
 rtcg::Program stencil_probe(const std::string& real_type) {
   rtcg::Program program;
   program.name = "dg_stencil_probe";
-  program.source = "typedef " + real_type + " real;\n#include <dg/bernstein_stencil.h>\n" + R"(
+  // The macros a generated program defines before the include, which the header must not use
+  // as names.
+  program.source = "typedef " + real_type + " real;\n#define DIM 2\n#define NP 3\n#define NCOMP 3\n#include <dg/bernstein_stencil.h>\n" + R"(
 #if RTCG_CUDA
 __device__ const int4 table[2] = {{1, 0, 0, 0x0101}, {0, 0, 0, 0x0101}};
 #else

@@ -20,6 +20,8 @@
 
 #include <rtcg/kernel.h>
 
+// Template parameters are spelled Dim and Jk: a generated program defines DIM, NP, NCOMP, ... as
+// macros before it includes this.
 // C++ linkage for the templates, also where a generated program includes this inside its
 // extern "C" block.
 extern "C++" {
@@ -40,23 +42,23 @@ RTDG_STENCIL_FN void rtdg_stencil_words(const int* table, int node, int (&sw)[4]
 }
 #endif
 
-template <int DIM, typename Real>
-RTDG_STENCIL_FN void rtdg_stencil_unpack(const int (&sw)[4], int (&nb)[DIM * (DIM + 1)], Real (&al)[DIM + 1]) {
-  for (int x = 0; x < DIM * (DIM + 1); ++x) nb[x] = (sw[x / 4] >> (8 * (x % 4))) & 255;
-  for (int k = 0; k <= DIM; ++k) al[k] = Real((sw[3] >> (8 * k)) & 255);
+template <int Dim, typename Real>
+RTDG_STENCIL_FN void rtdg_stencil_unpack(const int (&sw)[4], int* nb, Real* al) {  // nb[Dim (Dim + 1)], al[Dim + 1]
+  for (int x = 0; x < Dim * (Dim + 1); ++x) nb[x] = (sw[x / 4] >> (8 * (x % 4))) & 255;
+  for (int k = 0; k <= Dim; ++k) al[k] = Real((sw[3] >> (8 * k)) & 255);
 }
 
-template <int DIM, typename Real>
+template <int Dim, typename Real>
 RTDG_STENCIL_FN Real rtdg_stencil_d0(const Real* u, int i, const int* nb, const Real* al) {
   Real v = al[0] * u[i];
-  for (int k = 1; k <= DIM; ++k) v += al[k] * u[nb[k - 1]];
+  for (int k = 1; k <= Dim; ++k) v += al[k] * u[nb[k - 1]];
   return v;
 }
 
-template <int DIM, int J, typename Real>
+template <int Dim, int Jk, typename Real>
 RTDG_STENCIL_FN Real rtdg_stencil_d(const Real* u, int i, const int* nb, const Real* al, Real d0) {
   Real v = -d0;
-  for (int k = 0; k <= DIM; ++k) v += al[k] * (k == J ? u[i] : u[nb[J * DIM + (k < J ? k : k - 1)]]);
+  for (int k = 0; k <= Dim; ++k) v += al[k] * (k == Jk ? u[i] : u[nb[Jk * Dim + (k < Jk ? k : k - 1)]]);
   return Real(0.5) * v;
 }
 
