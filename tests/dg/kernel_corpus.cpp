@@ -1,7 +1,8 @@
-// dg_kernel_corpus <folder> [--ptx N]: writes the generated source (or the refusal) of every
+// dg_kernel_corpus <folder> [--ptx N] [--max-order M]: writes the generated source (or the refusal) of every
 // kernel spec of a fixed corpus (laws x shapes x orders 1-5 x precisions x a list of plans that
 // touch every plan value, plus deterministic random plans) to <folder>/<index>.cu, with the
 // launch facts. For refactoring the generator: the dumps of two builds must be equal (diff -r).
+// --max-order M: orders 1-M (default 5; 6 and up reach the outlined layered LIFT).
 // --ptx N: also compiles every N-th generated source with NVRTC for sm_90 and writes its PTX
 // to <folder>/<index>.ptx (no GPU needed).
 // dg_kernel_corpus --ptx-of <file.cu>...: the PTX of corpus files (of this build or another),
@@ -162,7 +163,7 @@ std::string ptx_of(const std::string& source) {
   return text;
 }
 
-int run(const std::string& folder, int ptx_every) {
+int run(const std::string& folder, int ptx_every, int max_order) {
   std::map<std::pair<Shape, int>, Element> elements;
   int index = 0, generated = 0, refused = 0, compiled = 0;
   Random random;
@@ -178,7 +179,7 @@ int run(const std::string& folder, int ptx_every) {
       spec.incident = lower_plane_wave(law, PlaneWave{{1, 0, 0}, {0, 0, 1}}, 1.0, 1.0, 0.0);
       spec.tfsf = incident_components(law);
     }
-    for (int N = 1; N <= 5; ++N) {
+    for (int N = 1; N <= max_order; ++N) {
       auto it = elements.find({shape, N});
       if (it == elements.end()) it = elements.emplace(std::pair{shape, N}, make_element(shape, N)).first;
       spec.element = &it->second;
@@ -256,9 +257,18 @@ int ptx_of_files(int count, char** files) {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--ptx-of") return rtdg::dg::ptx_of_files(argc - 2, argv + 2);
   if (argc < 2) {
-    std::fprintf(stderr, "usage: dg_kernel_corpus <folder> [--ptx N] | --ptx-of <file.cu>...\n");
+    std::fprintf(stderr, "usage: dg_kernel_corpus <folder> [--ptx N] [--max-order M] | --ptx-of <file.cu>...\n");
     return 2;
   }
-  const int every = argc >= 4 && std::string(argv[2]) == "--ptx" ? std::stoi(argv[3]) : 0;
-  return rtdg::dg::run(argv[1], every);
+  int every = 0, max_order = 5;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string option = argv[i];
+    if (option == "--ptx") every = std::stoi(argv[i + 1]);
+    else if (option == "--max-order") max_order = std::stoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "dg_kernel_corpus: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  return rtdg::dg::run(argv[1], every, max_order);
 }

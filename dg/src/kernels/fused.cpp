@@ -161,9 +161,9 @@ void write_fused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pi
   if (plan.products == Products::scalar && (plan.operators == Operators::constant || plan.operators == Operators::literals ||
                                             plan.operators == Operators::stencil)) {
     const std::vector<ColumnPart> parts = by_column_parts(spec);
-    if (lift_faces_outlined(element) &&
-        std::any_of(parts.begin(), parts.end(), [](const ColumnPart& part) { return part.layered; }))
-      write_layered_lift_faces(w, spec);
+    const bool layered = std::any_of(parts.begin(), parts.end(), [](const ColumnPart& part) { return part.layered; });
+    if (layered) write_layered_lift_header(w);
+    if (layered && lift_faces_outlined(element)) write_layered_lift_faces(w, spec);
   }
   // Otherwise the node phase's copy, upd[c] (write_update_loads).
   const std::string res_in = pre ? "RTDG_PRE(c, idx)" : "upd[c]";

@@ -278,6 +278,7 @@ inline int share_begin(int share, int faces, int shares) { return share * faces 
 bool first_of_share(int f, int faces, int shares);
 void write_face_layers(rtcg::SourceWriter& w, const BernsteinOperators& b, int f, bool first, bool single,
                        const std::string& indent);
+void write_layered_lift_header(rtcg::SourceWriter& w);
 void write_layered_lift_faces(rtcg::SourceWriter& w, const KernelSpec& spec);
 void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const BernsteinOperators& b, const ColumnPart& part,
                         int share, long long z_share);

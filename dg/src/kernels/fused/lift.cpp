@@ -49,6 +49,12 @@ void write_face_layers(rtcg::SourceWriter& w, const BernsteinOperators& b, int f
   }
 }
 
+// dg/layered_lift.h, once per program that has a layered LIFT.
+void write_layered_lift_header(rtcg::SourceWriter& w) {
+  register_device_headers();
+  w.line("#include <dg/layered_lift.h>");
+}
+
 // The faces' functions of an outlined layered LIFT (see above), rtdg_lift_face_<f>.
 void write_layered_lift_faces(rtcg::SourceWriter& w, const KernelSpec& spec) {
   const bool single = spec.scalar == fluxes::ScalarType::float32;
@@ -97,12 +103,7 @@ void write_layered_lift(rtcg::SourceWriter& w, const KernelSpec& spec, const Ber
   const bool single = spec.scalar == fluxes::ScalarType::float32;
   for (int f = f0; f < f1; ++f) {
     auto scope = w.block("");
-    if (f > f0) {
-      // Keeps the next face's loads from being hoisted into this one's registers.
-      w.line("#if RTCG_CUDA");
-      w.line("asm volatile(\"\" ::: \"memory\");");
-      w.line("#endif");
-    }
+    if (f > f0) w.line("RTDG_LIFT_FENCE();  // dg/layered_lift.h");
     write_face_layers(w, b, f, f == f0, single, "");
   }
 }
