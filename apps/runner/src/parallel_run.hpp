@@ -22,6 +22,10 @@ struct Part {
   const dg::Communicator* comm = nullptr;
   int parts = 1;
   std::optional<mesh::LocalMesh> local;
+  std::vector<int> element_part;  // [global K] the rank of each element (the partition)
+  // [global K] TF/SF: the total-field flags of the whole mesh (SolverSetup::total_field then
+  // holds this rank's); empty without TF/SF.
+  std::vector<char> global_total_field;
   // Rank 0: the whole mesh's discretization (output coordinates, probes, restart checks);
   // every rank: the whole mesh's element count.
   dg::Discretization global_disc;
@@ -49,8 +53,8 @@ struct Part {
 
 // Cuts the loaded problem (whole mesh; whole discretization on rank 0) to this rank's part: partition
 // (stored in the mesh file, else METIS), rank-local mesh and discretization, per-element
-// parameters of the part and of its halo neighbours, the halo exchange and the incident
-// wave's front over the whole mesh. Rank 0 keeps the whole discretization in part.global_disc.
+// parameters of the part and of its halo neighbours, the total-field flags of the part and of its
+// halo neighbours (TF/SF), the halo exchange and the incident wave's front over the whole mesh. Rank 0 keeps the whole discretization in part.global_disc.
 // Logs the balance (elements and halo faces per rank) on rank 0.
 void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log);
 

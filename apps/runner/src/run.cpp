@@ -149,12 +149,6 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const dg::SolverSetup& setup = s.setup;
   s.part.comm = &comm;
   if (comm.size() > 1) {
-    if (cfg.farfield.enabled)
-      throw std::runtime_error("the far-field transform ([farfield]) does not run in parallel runs yet; run this config "
-                               "on one rank (without mpirun)");
-    if (cfg.incident.total_field != "none")
-      throw std::runtime_error("total-field/scattered-field incidence ([incident] total_field) does not run in parallel "
-                               "runs yet; run this config on one rank (without mpirun)");
     choose_device(comm, cfg.backend);
     make_part(s, s.part, comm, log);
   }
@@ -242,10 +236,13 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
         << (cfg.overlap ? ", sent while the elements without halo faces are computed"
                         : ", received before any element is computed (run.overlap = false)")
         << "\n";
-  if (const std::vector<char>& total = s.setup.total_field; !total.empty()) {
+  if (!s.setup.total_field.empty()) {
+    // The whole mesh's counts (a parallel run's faces across ranks count on the total side).
+    const std::vector<char>& total = s.part.parallel() ? s.part.global_total_field : s.setup.total_field;
     const int tfsf_total = dg::tfsf_total_code(s.solver->kernel_spec());
     long long faces = 0;
-    for (const std::int32_t code : s.solver->face_codes()) faces += code == tfsf_total;
+    for (const std::int32_t code : s.solver->face_codes()) faces += code == tfsf_total || code == dg::tfsf_halo_total_code;
+    if (s.part.parallel()) faces = comm.sum(faces);
     log << "[rtdg] total-field/scattered-field incidence: " << std::count(total.begin(), total.end(), char{1})
         << " of " << total.size() << " elements carry the total field; the wave enters through " << faces << " faces\n";
   }
@@ -762,7 +759,7 @@ RunSummary run(const RunOptions& options) {
   // The far-field transform (docs/scattering.md); a restart continues its sums.
   std::unique_ptr<FarFieldRun> farfield;
   if (cfg.farfield.enabled) {
-    farfield = std::make_unique<FarFieldRun>(s, solver, dt, log);
+    farfield = std::make_unique<FarFieldRun>(s, solver, dt, log, &s.part);
     if (restart) farfield->restore(*restart);
   }
   const double T = cfg.final_time;
@@ -919,27 +916,27 @@ RunSummary run(const RunOptions& options) {
     try {
       claim(file, "checkpoint");
       if (collective) {
-        // Far-field sums are refused in parallel runs (build()), so there are no extras.
-        output::write_solution_collective(file, block_snapshot(s, t, step), s.part.block_first, s.part.global_K,
-                                          comm.mpi_comm());
+        // The far-field sums in the serial layout, the same on every rank (FarFieldRun::store).
+        output::Solution block = block_snapshot(s, t, step);
+        if (farfield) farfield->store(block);
+        output::write_solution_collective(file, block, s.part.block_first, s.part.global_K, comm.mpi_comm());
       }
       output::Solution checkpoint = collective ? output::Solution{} : snapshot(s, t, step);
-      if (root) {
-        if (farfield) farfield->store(checkpoint);
-        if (!collective) output::write_solution(file, checkpoint);
-      }
+      if (farfield && !collective) farfield->store(checkpoint);  // collective in a parallel run
+      if (root && !collective) output::write_solution(file, checkpoint);
     } catch (const std::exception& e) {
       // A full disk, say: the run stops, and says which checkpoint to continue from.
       throw RunFailure(std::string(e.what()) + checkpoint_text(summary.last_checkpoint) +
                        (summary.last_checkpoint.empty() ? "" : " (continue from it once the problem is fixed)"));
     }
     summary.last_checkpoint = file;
-    if (!root) return;
+    // Collective in a parallel run; rank 0 writes.
     if (farfield)
       farfield->write(output_dir, t, step, [&](const std::string& relative) {
         if (!relative.empty() && relative.back() == '/') folder->create_folder(relative.substr(0, relative.size() - 1));
         else folder->claim(relative, "farfield", step, t);
       });
+    if (!root) return;
     // Keep the newest checkpoint.keep of the checkpoints this run folder's manifest lists (by
     // step); a file rtdg did not write is never deleted.
     const auto all = folder->of_kind("checkpoint");
