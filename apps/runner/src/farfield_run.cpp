@@ -149,6 +149,7 @@ FarFieldRun::FarFieldRun(const Problem& p, const dg::Solver& solver, double dt, 
          "field, outside the total-field region with at least one element between them");
   };
   std::vector<int> exports;  // parallel: the nodes of this rank other ranks' points need
+  std::string across;        // parallel: how many faces lie between ranks, for the log
   if (parallel) {
     // This rank's faces (those of its elements), in the whole surface's order; an outer twin on
     // another rank takes slot r of the remote values: the ranks in order, each one's faces
@@ -168,17 +169,19 @@ FarFieldRun::FarFieldRun(const Problem& p, const dg::Solver& solver, double dt, 
     const std::vector<char>& total = part->global_total_field;
     std::vector<std::pair<int, int>> own;
     std::vector<int> own_position(faces.size(), -1);
+    int across_ranks = 0;
     for (std::size_t j = 0; j < faces.size(); ++j) {
       const auto [kn, fn] = outer_of(faces[j]);
       if (!total.empty() && (total[static_cast<std::size_t>(faces[j].first)] || total[static_cast<std::size_t>(kn)]))
         touches_total_field();
-      if (owner[static_cast<std::size_t>(faces[j].first)] != owner[static_cast<std::size_t>(kn)]) exchange_ = true;
+      if (owner[static_cast<std::size_t>(faces[j].first)] != owner[static_cast<std::size_t>(kn)]) ++across_ranks;
       if (owner[static_cast<std::size_t>(faces[j].first)] != me) continue;
       own_position[j] = static_cast<int>(own.size());
       own.emplace_back(local_of[static_cast<std::size_t>(faces[j].first)], faces[j].second);
     }
+    exchange_ = across_ranks > 0;
+    across = "; " + std::to_string(across_ranks) + (across_ranks == 1 ? " face" : " faces") + " between ranks";
     surface_ = dg::huygens_surface(p.disc, own);
-    surface_.faces = static_cast<int>(faces.size());
     int slot = 0;
     export_counts_.assign(static_cast<std::size_t>(ranks), 0);
     const auto C = static_cast<std::size_t>(std::count_if(slots.begin(), slots.end(), [](int c) { return c >= 0; }));
@@ -293,7 +296,7 @@ FarFieldRun::FarFieldRun(const Problem& p, const dg::Solver& solver, double dt, 
   dft_ = std::make_unique<dg::SurfaceDft>(solver, surface_, slots, omegas);
   if (!exports.empty()) dft_->set_exports(exports);
   const dg::HuygensSurface& whole = comm_ ? whole_ : surface_;
-  log << "[rtdg] far field: Huygens surface of " << whole.faces << " faces (" << whole.size() << " points), "
+  log << "[rtdg] far field: Huygens surface of " << whole.faces << " faces (" << whole.size() << " points" << across << "), "
       << omegas.size() << " frequenc" << (omegas.size() == 1 ? "y" : "ies") << ", "
       << (mode_ == dg::SurfaceDft::Mode::time_harmonic ? "time-harmonic from t = " + number(start_) : std::string("pulse transform"))
       << ", a sample every " << ff.every << " step" << (ff.every == 1 ? "" : "s") << "\n";

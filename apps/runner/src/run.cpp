@@ -240,11 +240,19 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
     // The whole mesh's counts (a parallel run's faces across ranks count on the total side).
     const std::vector<char>& total = s.part.parallel() ? s.part.global_total_field : s.setup.total_field;
     const int tfsf_total = dg::tfsf_total_code(s.solver->kernel_spec());
-    long long faces = 0;
-    for (const std::int32_t code : s.solver->face_codes()) faces += code == tfsf_total || code == dg::tfsf_halo_total_code;
-    if (s.part.parallel()) faces = comm.sum(faces);
+    long long faces = 0, across = 0;
+    for (const std::int32_t code : s.solver->face_codes()) {
+      faces += code == tfsf_total || code == dg::tfsf_halo_total_code;
+      across += code == dg::tfsf_halo_total_code;
+    }
+    if (s.part.parallel()) {
+      faces = comm.sum(faces);
+      across = comm.sum(across);
+    }
     log << "[rtdg] total-field/scattered-field incidence: " << std::count(total.begin(), total.end(), char{1})
-        << " of " << total.size() << " elements carry the total field; the wave enters through " << faces << " faces\n";
+        << " of " << total.size() << " elements carry the total field; the wave enters through " << faces << " faces";
+    if (s.part.parallel()) log << " (" << across << " between ranks)";
+    log << "\n";
   }
 }
 
