@@ -141,9 +141,9 @@ bool drop_graph_for_parallel_steps(dg::Plan& plan, std::string& source) {
 // the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
 void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const dg::Communicator& comm = dg::world();
-  // In a parallel run only rank 0 discretizes the whole mesh (for output); the others only
-  // their part (make_part).
-  load(s, comm.rank() == 0);
+  // A parallel run's ranks discretize only their part (make_part); rank 0 also the whole mesh
+  // when its HDF5 is the serial one, since it then gathers and writes the files alone.
+  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()));
   s.fingerprint = mesh_fingerprint(s.mesh);
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
@@ -695,8 +695,6 @@ RunSummary run(const RunOptions& options) {
   const bool parallel = s.part.parallel();
   const bool root = comm.rank() == 0;
   const int global_K = parallel ? s.part.global_K : s.disc.K;
-  // Rank 0 of a parallel run sees the whole mesh's discretization (output, probes, restart).
-  const dg::Discretization& whole = parallel ? s.part.global_disc : s.disc;
 
   double t = 0;
   long long step = 0;
@@ -721,8 +719,8 @@ RunSummary run(const RunOptions& options) {
     } else {
       // The node coordinates [dim][K][Np] (each Np x K column-major matrix is [K][Np]).
       std::vector<double> now;
-      const Eigen::MatrixXd* coordinates[3] = {&whole.x, &whole.y, &whole.z};
-      for (int d = 0; d < whole.dim; ++d) now.insert(now.end(), coordinates[d]->data(), coordinates[d]->data() + coordinates[d]->size());
+      const Eigen::MatrixXd* coordinates[3] = {&s.disc.x, &s.disc.y, &s.disc.z};
+      for (int d = 0; d < s.disc.dim; ++d) now.insert(now.end(), coordinates[d]->data(), coordinates[d]->data() + coordinates[d]->size());
       check_checkpoint_nodes(*options.restart, *restart, now, 0);
       solver.set_state(restart->values);
     }
@@ -788,10 +786,53 @@ RunSummary run(const RunOptions& options) {
   // Output: probes, snapshots (HDF5 + VTU + PVD) and checkpoints.
   std::vector<output::ProbeSpec> probe_specs;
   for (const config::Probe& p : cfg.probes) probe_specs.push_back({p.name, p.points, p.fields, p.every});
-  // Rank 0 holds the probes (on the whole mesh); in a parallel run the ranks owning a probe's
-  // element send its values there when a probe is due.
-  output::Probes probes(root ? whole : s.disc, root || !parallel ? s.mesh : s.part.local->mesh, solver.component_names(),
-                        root ? probe_specs : std::vector<output::ProbeSpec>{});
+  // Probes: in a parallel run each rank locates the points in its part, the ranks agree which
+  // one owns each point (the element it is deepest inside, the lowest element number on ties,
+  // as a serial run decides), the owners evaluate them, and rank 0 writes the rows.
+  std::optional<output::ProbePart> probe_part;
+  if (parallel) probe_part = output::ProbePart{s.part.local->element_global};
+  output::Probes probes(s.disc, parallel ? s.part.local->mesh : s.mesh, solver.component_names(), probe_specs,
+                        probe_part ? &*probe_part : nullptr);
+  if (parallel) {
+    // (depth, global element) of every point on every rank; -1 where the rank has none.
+    std::vector<double> found;
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      for (const output::ProbePoint& point : probes.points(p)) {
+        found.push_back(point.element >= 0 ? point.depth : -1e300);
+        found.push_back(point.element >= 0 ? s.part.local->element_global[static_cast<std::size_t>(point.element)] : -1);
+      }
+    const std::size_t n = found.size();
+    std::vector<double> send;
+    for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), found.begin(), found.end());
+    const std::vector<double> all = comm.all_to_all(std::span<const double>(send),
+                                                    std::span<const int>(std::vector<int>(static_cast<std::size_t>(comm.size()), static_cast<int>(n))));
+    std::size_t flat = 0;
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      for (std::size_t i = 0; i < probes.points(p).size(); ++i, flat += 2) {
+        int owner = -1;
+        for (int r = 0; r < comm.size(); ++r) {
+          const double depth = all[static_cast<std::size_t>(r) * n + flat], element = all[static_cast<std::size_t>(r) * n + flat + 1];
+          if (element < 0) continue;
+          const std::size_t o = static_cast<std::size_t>(owner) * n + flat;
+          if (owner < 0 || depth > all[o] || (depth == all[o] && element < all[o + 1])) owner = r;
+        }
+        if (owner < 0) {
+          // Outside the whole mesh: the serial run's message, with the whole mesh's extent.
+          std::array<double, 3> lo{}, hi{};
+          for (std::size_t d = 0; d < 3; ++d) {
+            double l = std::numeric_limits<double>::infinity(), h = -l;
+            for (const auto& v : s.part.local->mesh.vertices) {
+              l = std::min(l, v[d]);
+              h = std::max(h, v[d]);
+            }
+            lo[d] = comm.min(l);
+            hi[d] = comm.max(h);
+          }
+          throw std::runtime_error(output::probe_outside_text(probes.spec(p).name, i, probes.spec(p).points[i], s.disc.dim, lo, hi));
+        }
+        if (owner != comm.rank() && probes.points(p)[i].element >= 0) probes.release(p, i);
+      }
+  }
   if (root) {
     for (const config::Probe& p : cfg.probes) folder->claim(p.name + ".csv", "probe", step, t);
     probes.open(output_dir, restart ? std::optional<double>(t) : std::nullopt);
@@ -799,50 +840,44 @@ RunSummary run(const RunOptions& options) {
   // Probes read only their elements' values: a small copy per step instead of the whole state.
   std::vector<int> probe_elements;
   for (std::size_t p = 0; p < probes.size(); ++p)
-    for (const output::ProbePoint& point : probes.points(p)) probe_elements.push_back(point.element);
+    for (const output::ProbePoint& point : probes.points(p))
+      if (point.element >= 0) probe_elements.push_back(point.element);
   std::sort(probe_elements.begin(), probe_elements.end());
   probe_elements.erase(std::unique(probe_elements.begin(), probe_elements.end()), probe_elements.end());
-  const int Np = s.disc.element.Np, components = solver.components();
-  std::vector<int> own_probe_elements;  // parallel: this rank's (local numbers) of rank 0's list
-  std::vector<int> own_probe_global;
-  if (parallel) {
-    std::string list;
-    for (const int k : probe_elements) list += std::to_string(k) + " ";
-    std::istringstream all(comm.broadcast(list, 0));
-    std::vector<int> local_of(static_cast<std::size_t>(global_K), -1);
-    for (std::size_t k = 0; k < s.part.local->element_global.size(); ++k)
-      local_of[static_cast<std::size_t>(s.part.local->element_global[k])] = static_cast<int>(k);
-    for (int g; all >> g;)
-      if (local_of[static_cast<std::size_t>(g)] >= 0) {
-        own_probe_elements.push_back(local_of[static_cast<std::size_t>(g)]);
-        own_probe_global.push_back(g);
-      }
-  }
-  std::vector<double> probe_values(probe_elements.empty() ? 0 : static_cast<std::size_t>(components) * static_cast<std::size_t>(global_K) * static_cast<std::size_t>(Np), 0.0);
-  std::vector<double> local_probe_values(parallel && !own_probe_elements.empty() ? solver.size() : 0, 0.0);
+  std::vector<double> probe_values(probe_elements.empty() ? 0 : solver.size(), 0.0);
   auto record_probes = [&] {
+    if (!probe_elements.empty()) solver.copy_elements(probe_elements, probe_values);
     if (!parallel) {
-      solver.copy_elements(probe_elements, probe_values);
       probes.record(probe_values, t, step);
       return;
     }
-    // Each rank: its probe elements' [element][component][Np] values, gathered on rank 0.
+    // Each rank: its points' values (their index among all points, then the fields), to rank 0.
+    std::vector<int> which;
     std::vector<double> mine;
-    if (!own_probe_elements.empty()) solver.copy_elements(own_probe_elements, local_probe_values);
-    const std::size_t Kl = s.part.local->element_global.size();
-    for (const int k : own_probe_elements)
-      for (int c = 0; c < components; ++c)
-        for (int i = 0; i < Np; ++i)
-          mine.push_back(local_probe_values[(static_cast<std::size_t>(c) * Kl + static_cast<std::size_t>(k)) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)]);
+    int flat = 0;
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      for (std::size_t i = 0; i < probes.points(p).size(); ++i, ++flat) {
+        if (probes.points(p)[i].element < 0) continue;
+        which.push_back(flat);
+        const std::vector<double> v = probes.evaluate_point(p, i, probe_values);
+        mine.insert(mine.end(), v.begin(), v.end());
+      }
+    const std::vector<int> points = comm.gather(std::span<const int>(which));
     const std::vector<double> values = comm.gather(std::span<const double>(mine));
-    const std::vector<int> which = comm.gather(std::span<const int>(own_probe_global));
     if (!root) return;
-    for (std::size_t e = 0; e < which.size(); ++e)
-      for (int c = 0; c < components; ++c)
-        for (int i = 0; i < Np; ++i)
-          probe_values[(static_cast<std::size_t>(c) * static_cast<std::size_t>(global_K) + static_cast<std::size_t>(which[e])) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)] =
-              values[(e * static_cast<std::size_t>(components) + static_cast<std::size_t>(c)) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)];
-    probes.record(probe_values, t, step);
+    // The rows, point by point: where each flat index starts in its probe's row.
+    std::vector<std::vector<double>> rows(probes.size());
+    std::vector<std::pair<std::size_t, std::size_t>> place;  // (probe, first value) per flat index
+    for (std::size_t p = 0; p < probes.size(); ++p) {
+      rows[p].assign(probes.points(p).size() * probes.fields(p), 0.0);
+      for (std::size_t i = 0; i < probes.points(p).size(); ++i) place.emplace_back(p, i * probes.fields(p));
+    }
+    std::size_t at = 0;
+    for (const int f : points) {
+      const auto [p, first] = place[static_cast<std::size_t>(f)];
+      for (std::size_t c = 0; c < probes.fields(p); ++c) rows[p][first + c] = values[at++];
+    }
+    probes.record_rows(rows, t, step);
   };
   // Whether the probes are due after this step: rank 0 decides (it holds them).
   auto probes_due = [&] { return parallel ? comm.any(root && probes.due(step)) : probes.due(step); };
