@@ -29,6 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -104,6 +106,19 @@ std::string halo_transfer_text(const dg::Solver& solver, const dg::Communicator&
     case dg::HaloTransfer::none: break;
   }
   return "none (no halo faces on this rank)";
+}
+
+// The process's peak resident memory so far (getrusage; Linux counts ru_maxrss in KiB).
+long long peak_resident_bytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<long long>(usage.ru_maxrss) * 1024;
+}
+
+std::string mebibytes(long long bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
 }
 
 std::string format_number(double value) {
@@ -619,6 +634,7 @@ struct NullBuffer : std::streambuf {
 }  // namespace
 
 RunSummary run(const RunOptions& options) {
+  const auto run_start = std::chrono::steady_clock::now();
   NullBuffer null_buffer;
   std::ostream null_log(&null_buffer);
   std::ostream& log = dg::world().rank() != 0 ? null_log : options.log ? *options.log : std::cerr;
@@ -1017,6 +1033,8 @@ RunSummary run(const RunOptions& options) {
   long long next_checkpoint = cinterval > 0 ? static_cast<long long>(std::floor(t / cinterval + 1e-9)) + 1 : -1;
   auto reached = [&](long long index, double every) { return index > 0 && t >= static_cast<double>(index) * every - 1e-9 * every; };
 
+  // Set-up: from the start (config, mesh, partition, kernels, initial state) to the first output.
+  const double setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   if (!restart) {
     write_snapshot(0);
     if (probes_due()) record_probes();
@@ -1117,6 +1135,9 @@ RunSummary run(const RunOptions& options) {
   summary.time = t;
   // The slowest rank's time is the run's.
   summary.wall_seconds = comm.max(std::max(0.0, loop_seconds - output_seconds));
+  const long long memory = peak_resident_bytes();
+  summary.setup_seconds = comm.max(setup_seconds);
+  summary.peak_memory_bytes = parallel ? static_cast<long long>(comm.max(static_cast<double>(memory))) : memory;
   summary.seconds_per_step = taken ? summary.wall_seconds / static_cast<double>(taken) : 0;
   summary.dofs_per_second =
       summary.wall_seconds > 0 ? static_cast<double>(dofs) * static_cast<double>(taken) / summary.wall_seconds : 0;
@@ -1126,6 +1147,8 @@ RunSummary run(const RunOptions& options) {
                       {"time", summary.time},
                       {"dt", summary.dt},
                       {"wall_seconds", summary.wall_seconds},
+                      {"setup_seconds", summary.setup_seconds},
+                      {"peak_memory_bytes", summary.peak_memory_bytes},
                       {"seconds_per_step", summary.seconds_per_step},
                       {"dofs", summary.dofs},
                       {"dofs_per_second", summary.dofs_per_second},
@@ -1147,6 +1170,9 @@ RunSummary run(const RunOptions& options) {
     const std::vector<double> exchanges = comm.gather(std::span<const double>(&exchange, 1));
     const double loop = std::max(0.0, loop_seconds - output_seconds);
     const std::vector<double> loops = comm.gather(std::span<const double>(&loop, 1));
+    const std::vector<double> setups = comm.gather(std::span<const double>(&setup_seconds, 1));
+    const double bytes = static_cast<double>(memory);
+    const std::vector<double> memories = comm.gather(std::span<const double>(&bytes, 1));
     if (root) {
       nlohmann::json ranks = nlohmann::json::array();
       for (std::size_t r = 0; r < exchanges.size(); ++r)
@@ -1154,7 +1180,9 @@ RunSummary run(const RunOptions& options) {
                          {"elements", s.part.rank_elements[r]},
                          {"halo_faces", s.part.rank_halo_faces[r]},
                          {"loop_seconds", loops[r]},
-                         {"exchange_seconds", exchanges[r]}});
+                         {"exchange_seconds", exchanges[r]},
+                         {"setup_seconds", setups[r]},
+                         {"peak_memory_bytes", static_cast<long long>(memories[r])}});
       j["parallel"] = {{"ranks", comm.size()}, {"communicator", comm.describe()},
                        {"partition", s.part.partition_source}, {"halo_transfer", halo_transfer_text(solver, comm)},
                        {"overlap", s.cfg.overlap}, {"balance", ranks}};
@@ -1169,11 +1197,12 @@ RunSummary run(const RunOptions& options) {
 
 std::string format_balance(const nlohmann::json& ranks) {
   std::ostringstream out;
-  out << "balance (rank: elements, halo faces, loop s, of it in the halo exchange):";
+  out << "balance (rank: elements, halo faces, loop s, of it in the halo exchange; set-up s, peak host memory):";
   for (const auto& r : ranks)
     out << "\n  " << r["rank"].get<int>() << ": " << r["elements"].get<int>() << ", " << r["halo_faces"].get<int>() << ", "
         << format_number(r["loop_seconds"].get<double>()) << " s, " << format_number(r["exchange_seconds"].get<double>())
-        << " s";
+        << " s; " << format_number(r["setup_seconds"].get<double>()) << " s, "
+        << mebibytes(r["peak_memory_bytes"].get<long long>());
   return out.str();
 }
 
@@ -1185,6 +1214,8 @@ std::string format_summary(const RunSummary& s) {
     out << ", " << format_number(s.seconds_per_step * 1e3) << " ms/step, " << format_number(s.dofs_per_second)
         << " DOF/s (" << s.dofs << " DOFs, " << s.backend << ", " << s.precision << ")";
   if (!s.plan.empty()) out << "\nkernel plan: " << s.plan << " (" << s.plan_source << ")";
+  out << "\nset-up " << format_number(s.setup_seconds) << " s, peak host memory " << mebibytes(s.peak_memory_bytes)
+      << (s.parallel_report.empty() ? "" : " (the largest of the ranks')");
   if (s.error) out << "\nL2 error at the end: " << *s.error;
   if (!s.parallel_report.empty()) out << "\n" << s.parallel_report;
   out << "\noutput: " << s.output_dir.string();
