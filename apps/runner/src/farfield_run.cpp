@@ -373,9 +373,9 @@ void FarFieldRun::restore(const output::Solution& checkpoint) {
     // The serial layout [F][C][P][2]: this rank's points out of it.
     const std::size_t F = dft_->omegas().size(), C = dft_->components(), P = whole_.size();
     const std::vector<double>& all = device->second;
-    if (all.size() != F * C * P * 2) {
-      dft_->set_state(all, host->second);  // throws, saying what the checkpoint holds
-    }
+    if (all.size() != F * C * P * 2)
+      throw dg::Error("the far-field DFT state holds " + std::to_string(all.size()) + " device sums, this run's transform " +
+                      std::to_string(F * C * P * 2) + " (another surface or other frequencies)");
     std::size_t first = 0;
     for (int r = 0; r < comm_->rank(); ++r) first += static_cast<std::size_t>(rank_points_[static_cast<std::size_t>(r)]);
     const std::size_t Pl = surface_.size();

@@ -6,8 +6,8 @@
 # - 2 and 3 ranks give the serial run's far-field CSVs (farfield/*.csv) to 1e-12 relative, and
 #   its probe files byte for byte (each rank accumulates its own surface points; the twins of
 #   points on faces between ranks come from the neighbour at each sample);
-# - a checkpoint written by 3 ranks holds the sums in the serial layout, so 2 ranks continue it
-#   to the serial run's far field.
+# - a checkpoint written by 3 ranks holds the sums in the serial layout, so 1 and 2 ranks
+#   continue it to the serial run's far field.
 # The log must show faces between ranks (the surface and, with TF/SF, the total-field surface
 # are cut by the partition), or the test would not test the exchange.
 set -uo pipefail
@@ -80,8 +80,12 @@ if grep -q "total-field/scattered-field incidence" "$work/serial.log"; then
   grep -h "total-field/scattered-field incidence" "$work/np2.log" "$work/np3.log"
 fi
 
-# A checkpoint of 3 ranks (the sums in the serial layout) continued on 2 ranks, in its folder.
+# A checkpoint of 3 ranks (the sums in the serial layout) continued on 1 rank into a new
+# folder, and on 2 ranks in its own.
 checkpoint=$(ls "$work/np3/checkpoints/"checkpoint_*.h5 | sort | head -1)
+timeout 300 "$rtdg" run --restart "$checkpoint" --set "run.output_dir=\"$work/np3_on1\"" > "$work/restart1.log" 2>&1 ||
+  { cat "$work/restart1.log"; fail "restart on 1 rank"; }
+check_farfield np3_on1 "3 ranks, continued on 1 from $(basename "$checkpoint")"
 timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" --overwrite > "$work/restart.log" 2>&1 ||
   { cat "$work/restart.log"; fail "restart on 2 ranks"; }
 grep -q "restarting from" "$work/restart.log" || { cat "$work/restart.log"; fail "the restart log"; }
