@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The far-field transform of a scattering run in parallel (docs/parallel.md), on the host backend:
+# The far-field transform of a scattering run in parallel (docs/parallel.md), on the host backend
+# (or another, e.g. --set run.backend=cuda: skipped, 77, without a CUDA device):
 #   mpi_farfield.sh <rtdg> <mpiexec> <config> [--set ...]
 # (the --set options make the config small; the far field must be sampled after the scattered
 # wave reached the surface, and the first checkpoint come after the sampling started)
@@ -19,6 +20,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_R
 export OMP_NUM_THREADS=1 RTDG_TUNE=off
 common=(--set run.backend=host "$@")
 fail() { echo "FAILED: $*"; exit 1; }
+if printf '%s\n' "$@" | grep -qx 'run.backend=cuda'; then
+  command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+fi
 run() { local dir=$1; shift; timeout 300 "$@" "$config" --set "run.output_dir=\"$work/$dir\"" "${common[@]}" > "$work/$dir.log" 2>&1; }
 
 # The largest relative difference of two CSV files of numbers (same header, same shape), over
