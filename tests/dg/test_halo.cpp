@@ -2,13 +2,15 @@
 // mesh (mesh::build_local_mesh), the halo traces passed between P threads of one process. The
 // parts together must reproduce the serial run on the whole mesh: the same face fluxes from
 // the same values, so to rounding (in practice bit for bit). Covers 2D and 3D, periodic faces
-// cut by the partition, both integrators, the unfused and fused plans, and materials per
-// element whose neighbour values cross ranks.
+// cut by the partition, both integrators, the unfused and fused plans, materials per element
+// whose neighbour values cross ranks, and total-field/scattered-field faces between ranks.
 #include "test_meshes.hpp"
 
 #include <dg/discretization.hpp>
 #include <dg/error.hpp>
 #include <dg/halo.hpp>
+#include <dg/incident.hpp>
+#include <dg/kernels.hpp>
 #include <dg/solver.hpp>
 #include <fluxes/law.hpp>
 #include <fluxes/law_lowering.hpp>
@@ -89,6 +91,9 @@ struct Case {
   Integrator integrator;
   Plan plan;
   std::string name;
+  // TF/SF: the elements with centroids in [0.3, 0.7]^dim carry the total field; a Gaussian
+  // pulse crosses the box's faces during the steps.
+  bool tfsf = false;
 };
 
 void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
@@ -210,6 +215,28 @@ TEST_P(HaloRun, PartsReproduceTheSerialRun) {
   }
 
   const Discretization disc = discretize(global, c.N);
+  std::vector<char> total;
+  if (c.tfsf) {
+    PlaneWave wave;
+    wave.envelope = Envelope::gaussian;
+    wave.pulse_width = 0.1;
+    wave.pulse_delay = -0.3;  // the pulse's peak at the box's upstream face (x = 1/3) at t = 0
+    base.incident = wave;
+    // The whole mesh's front, as a parallel run's ranks agree on it.
+    base.incident_front = plane_wave_front(disc, wave.direction);
+    for (int k = 0; k < global.num_elements(); ++k) {
+      bool in = true;
+      for (int d = 0; d < c.dim; ++d) {
+        double x = 0;
+        for (int v = 0; v < global.num_element_vertices(); ++v)
+          x += global.vertices[static_cast<std::size_t>(global.EToV[static_cast<std::size_t>(k)][static_cast<std::size_t>(v)])][static_cast<std::size_t>(d)];
+        x /= global.num_element_vertices();
+        in = in && x > 0.3 && x < 0.7;
+      }
+      total.push_back(in ? 1 : 0);
+    }
+    base.total_field = total;
+  }
   SolverSetup serial_setup = base;
   if (c.materials) {
     serial_setup.element_parameters.assign(law.parameters.size(), {});
@@ -245,8 +272,21 @@ TEST_P(HaloRun, PartsReproduceTheSerialRun) {
       for (const mesh::HaloFace& f : local.halo_faces)
         setup.halo.neighbour_parameters[eps_index].push_back(eps_global[static_cast<std::size_t>(f.neighbour_element)]);
     }
+    if (c.tfsf) {
+      setup.total_field.clear();
+      for (const int g : local.element_global) setup.total_field.push_back(total[static_cast<std::size_t>(g)]);
+      for (const mesh::HaloFace& f : local.halo_faces)
+        setup.halo.neighbour_total_field.push_back(total[static_cast<std::size_t>(f.neighbour_element)]);
+    }
     solvers.push_back(std::make_unique<Solver>(host(), discs.back(), setup));
     solvers.back()->set_state(solvers.back()->exact_values(0.0));
+  }
+  if (c.tfsf) {
+    // The case tests what it is for: TF/SF faces between ranks.
+    int across = 0;
+    for (const auto& solver : solvers)
+      for (const std::int32_t code : solver->face_codes()) across += code == tfsf_halo_total_code;
+    ASSERT_GT(across, 0) << "no total-field/scattered-field face lies between the parts";
   }
   std::vector<std::thread> threads;
   for (int r = 0; r < c.parts; ++r)
@@ -302,6 +342,11 @@ std::vector<Case> cases() {
        "maxwell3d_periodic_3parts_bernstein"},
       {"maxwell2d_tm", 2, 6, 3, 2, false, true, Integrator::ssprk3, bernstein_plan(Derivative::flux),
        "tm2d_materials_2parts_bernstein_ssp"},
+      {"maxwell2d_tm", 2, 6, 3, 3, false, true, Integrator::lserk4, {}, "tm2d_tfsf_materials_3parts", true},
+      {"maxwell2d_tm", 2, 6, 3, 2, false, false, Integrator::ssprk3, fused_plan(), "tm2d_tfsf_2parts_fused_ssp", true},
+      {"maxwell3d", 3, 3, 2, 3, false, false, Integrator::lserk4, async_plan(), "maxwell3d_tfsf_3parts_async", true},
+      {"maxwell2d_tm", 2, 6, 3, 2, false, false, Integrator::lserk4, bernstein_plan(Derivative::flux),
+       "tm2d_tfsf_2parts_bernstein", true},
   };
 }
 

@@ -2,6 +2,7 @@
 // mesh paths absolute, so that it reads back (parse_config) to the same values from anywhere.
 #include "toml_text.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
@@ -83,6 +84,15 @@ std::string effective_toml(const RunConfig& c) {
   if (!c.law_parameters.empty()) {
     out += "\n[law.parameters]\n";
     for (const auto& p : c.law_parameters) line(out, p.name, toml_float(p.value));
+  }
+  // Materials per region, each region's table once (in the order the config first names them).
+  std::vector<std::string> regions;
+  for (const auto& r : c.region_parameters)
+    if (std::find(regions.begin(), regions.end(), r.region) == regions.end()) regions.push_back(r.region);
+  for (const std::string& region : regions) {
+    out += "\n[law.parameters.region." + toml_key(region) + "]\n";
+    for (const auto& r : c.region_parameters)
+      if (r.region == region) line(out, r.value.name, toml_float(r.value.value));
   }
 
   out += "\n[mesh]\n";

@@ -67,7 +67,17 @@ bool same_values(const RunConfig& a, const RunConfig& b) {
                              p.wavenumber == q.wavenumber && p.amplitude == q.amplitude &&
                              p.envelope == q.envelope && p.ramp_periods == q.ramp_periods &&
                              p.pulse_width == q.pulse_width && p.pulse_delay == q.pulse_delay &&
-                             p.phase_origin == q.phase_origin;
+                             p.phase_origin == q.phase_origin && p.total_field == q.total_field &&
+                             p.total_field_min == q.total_field_min && p.total_field_max == q.total_field_max &&
+                             p.total_field_group == q.total_field_group;
+  auto same_regions = [](const auto& x, const auto& y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (x[i].region != y[i].region || x[i].value.name != y[i].value.name || x[i].value.value != y[i].value.value)
+        return false;
+    }
+    return true;
+  };
   const FarField& f = a.farfield;
   const FarField& g = b.farfield;
   const bool same_farfield = f.enabled == g.enabled && f.surface == g.surface && f.box_min == g.box_min &&
@@ -76,6 +86,7 @@ bool same_values(const RunConfig& a, const RunConfig& b) {
   return a.name == b.name && a.backend == b.backend && a.precision == b.precision && a.output_dir == b.output_dir &&
          a.overlap == b.overlap && a.plan == b.plan &&
          a.law_file == b.law_file && same_parameters(a.law_parameters, b.law_parameters) &&
+         same_regions(a.region_parameters, b.region_parameters) &&
          a.mesh_file == b.mesh_file && a.mesh_parameters == b.mesh_parameters &&
          same_periodic(a.periodic, b.periodic) && a.order == b.order && a.final_time == b.final_time &&
          a.cfl == b.cfl && a.dt == b.dt && a.dt_update_every == b.dt_update_every && a.integrator == b.integrator &&

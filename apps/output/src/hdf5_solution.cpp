@@ -93,8 +93,13 @@ using RowWriter = std::function<void(hid_t group, const std::string& name, const
 // The checksum of the whole dataset from this process's rows (`count` elements of `size` bytes).
 using RowChecksum = std::function<std::uint64_t(const void* rows, std::size_t count, std::size_t size)>;
 
+// Writes a 1D float64 dataset `name` of `group` whole (the extras; in a collective write every
+// rank passes the same values and one rank writes them).
+using WholeWriter = std::function<void(hid_t group, const std::string& name, const std::string& path,
+                                       const std::vector<double>& values)>;
+
 void write_contents(hid_t file, const Solution& s, int K_total, const RowWriter& write_rows_unchecked,
-                    const RowChecksum& checksum, const std::string& source) {
+                    const RowChecksum& checksum, const std::string& source, const WholeWriter& write_whole = {}) {
   const std::size_t row_values = ix(s.K) * ix(s.Np);
   // Each [K][Np] dataset gets its checksum attribute once written.
   const RowWriter write_rows = [&](hid_t group, const std::string& name, const std::string& path, hid_t file_type,
@@ -146,8 +151,11 @@ void write_contents(hid_t file, const Solution& s, int K_total, const RowWriter&
     const h5::Handle extras = h5::create_group(file, "extras", source);
     for (const auto& [name, values] : s.extras)
     {
-      h5::write_dataset(extras.get(), name, "/extras/" + name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-                        {static_cast<hsize_t>(values.size())}, values.data(), source);
+      if (write_whole)
+        write_whole(extras.get(), name, "/extras/" + name, values);
+      else
+        h5::write_dataset(extras.get(), name, "/extras/" + name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
+                          {static_cast<hsize_t>(values.size())}, values.data(), source);
       const h5::Handle dataset(H5Dopen2(extras.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
       if (!dataset.valid()) h5::fail_h5(source, "cannot open dataset '/extras/" + name + "' for its checksum");
       h5::write_attribute(dataset.get(), "checksum", checksum_text(sum64(values.data(), values.size(), sizeof(double), 0)),
@@ -404,7 +412,6 @@ void write_solution_collective(const std::filesystem::path& file, const Solution
   std::string error;
   try {
     check_solution(block, source);
-    if (!block.extras.empty()) fail(source, "extras (far-field sums) are not written by a parallel run");
     if (first < 0 || first + block.K > K_total) fail(source, "the block's rows are outside 0.." + std::to_string(K_total));
     std::error_code code;
     const std::filesystem::path folder = file.parent_path();
@@ -455,7 +462,26 @@ void write_solution_collective(const std::filesystem::path& file, const Solution
                      MPI_Allreduce(&part, &whole_sum, 1, MPI_UINT64_T, MPI_SUM, comm);
                      return whole_sum;
                    },
-                   source);
+                   source,
+                   [&](hid_t group, const std::string& name, const std::string& path, const std::vector<double>& values) {
+                     // Every rank holds the same values; rank 0 writes them.
+                     const hsize_t size[1] = {static_cast<hsize_t>(values.size())};
+                     const h5::Handle file_space(H5Screate_simple(1, size, nullptr), H5Sclose);
+                     const h5::Handle memory_space(H5Screate_simple(1, size, nullptr), H5Sclose);
+                     if (!file_space.valid() || !memory_space.valid())
+                       h5::fail_h5(source, "cannot create the dataspaces of dataset '" + path + "'");
+                     const h5::Handle dataset(H5Dcreate2(group, name.c_str(), H5T_IEEE_F64LE, file_space.get(), H5P_DEFAULT,
+                                                         H5P_DEFAULT, H5P_DEFAULT),
+                                              H5Dclose);
+                     if (!dataset.valid()) h5::fail_h5(source, "cannot create dataset '" + path + "'");
+                     if (rank != 0 || values.empty()) {
+                       H5Sselect_none(file_space.get());
+                       H5Sselect_none(memory_space.get());
+                     }
+                     if (H5Dwrite(dataset.get(), H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), transfer.get(),
+                                  values.data()) < 0)
+                       h5::fail_h5(source, "cannot write dataset '" + path + "'");
+                   });
     if (!handle.close()) h5::fail_h5(source, "cannot close " + temporary);
   } catch (const std::exception& e) {
     error = message(e);

@@ -58,28 +58,24 @@ std::array<double, 4> barycentric(const mesh::Mesh& mesh, int k, const std::arra
   return lambda;
 }
 
-std::string describe_bounds(const mesh::Mesh& mesh) {
-  std::array<double, 3> lo{}, hi{};
-  lo.fill(std::numeric_limits<double>::infinity());
-  hi.fill(-std::numeric_limits<double>::infinity());
-  for (const auto& v : mesh.vertices) {
-    for (std::size_t d = 0; d < 3; ++d) {
-      lo[d] = std::min(lo[d], v[d]);
-      hi[d] = std::max(hi[d], v[d]);
-    }
-  }
+std::string describe_bounds(int dim, const std::array<double, 3>& lo, const std::array<double, 3>& hi) {
   std::string text;
-  for (int d = 0; d < mesh.dim; ++d) {
+  for (int d = 0; d < dim; ++d) {
     text += (d > 0 ? " x " : "") + std::string("[") + detail::format_double(lo[ix(d)]) + ", " +
             detail::format_double(hi[ix(d)]) + "]";
   }
   return text;
 }
 
+std::string point_text(const std::string& probe, std::size_t index, const std::array<double, 3>& p) {
+  return probe_source(probe) + ": point " + std::to_string(index) + " " + detail::format_point(p.data(), 3);
+}
+
+// `part`: a rank's part of the mesh; a point outside it comes back with element -1.
 ProbePoint locate(const dg::Discretization& discretization, const mesh::Mesh& mesh, const std::string& probe,
-                  std::size_t index, const std::array<double, 3>& p) {
+                  std::size_t index, const std::array<double, 3>& p, const ProbePart* part) {
   const int dim = mesh.dim;
-  const std::string where = probe_source(probe) + ": point " + std::to_string(index) + " " + detail::format_point(p.data(), 3);
+  const std::string where = point_text(probe, index, p);
   for (double c : p) {
     if (!std::isfinite(c)) throw Error(where + " has a coordinate that is not a finite number");
   }
@@ -87,21 +83,35 @@ ProbePoint locate(const dg::Discretization& discretization, const mesh::Mesh& me
   int best = -1;
   double best_depth = -std::numeric_limits<double>::infinity();
   std::array<double, 4> best_lambda{};
+  auto number = [&](int k) { return part ? part->element_global[ix(k)] : k; };
   for (int k = 0; k < mesh.num_elements(); ++k) {
     const std::array<double, 4> lambda = barycentric(mesh, k, p);
     double depth = std::numeric_limits<double>::infinity();
     for (int c = 0; c <= dim; ++c) depth = std::min(depth, lambda[ix(c)]);
-    // Strictly deeper wins, so ties go to the lowest element number.
-    if (depth >= -kProbeTolerance && depth > best_depth) {
+    // Strictly deeper wins, so ties go to the lowest element number (of the whole mesh).
+    if (depth >= -kProbeTolerance && (depth > best_depth || (best >= 0 && depth == best_depth && number(k) < number(best)))) {
       best = k;
       best_depth = depth;
       best_lambda = lambda;
     }
   }
-  if (best < 0) throw Error(where + " is outside the mesh (no element contains it; the mesh spans " + describe_bounds(mesh) + ")");
   ProbePoint point;
   point.position = p;
+  if (best < 0) {
+    if (part) return point;
+    std::array<double, 3> lo{}, hi{};
+    lo.fill(std::numeric_limits<double>::infinity());
+    hi.fill(-std::numeric_limits<double>::infinity());
+    for (const auto& v : mesh.vertices) {
+      for (std::size_t d = 0; d < 3; ++d) {
+        lo[d] = std::min(lo[d], v[d]);
+        hi[d] = std::max(hi[d], v[d]);
+      }
+    }
+    throw Error(probe_outside_text(probe, index, p, dim, lo, hi));
+  }
   point.element = best;
+  point.depth = best_depth;
   Eigen::MatrixXd reference(1, dim);
   for (int d = 0; d < dim; ++d) {
     point.reference[ix(d)] = 2.0 * best_lambda[ix(d + 1)] - 1.0;
@@ -130,8 +140,14 @@ void write_all(int fd, const std::string& text, const std::filesystem::path& fil
 
 }  // namespace
 
+std::string probe_outside_text(const std::string& probe, std::size_t index, const std::array<double, 3>& point, int dim,
+                               const std::array<double, 3>& lo, const std::array<double, 3>& hi) {
+  return point_text(probe, index, point) + " is outside the mesh (no element contains it; the mesh spans " +
+         describe_bounds(dim, lo, hi) + ")";
+}
+
 Probes::Probes(const dg::Discretization& discretization, const mesh::Mesh& mesh, std::vector<std::string> components,
-               std::vector<ProbeSpec> specs)
+               std::vector<ProbeSpec> specs, const ProbePart* part)
     : K_(discretization.K), Np_(discretization.element.Np), components_(std::move(components)) {
   if (mesh.num_elements() != discretization.K || mesh.dim != discretization.dim) {
     throw Error("probes: the mesh (" + std::to_string(mesh.num_elements()) + " elements, " + std::to_string(mesh.dim) +
@@ -157,7 +173,7 @@ Probes::Probes(const dg::Discretization& discretization, const mesh::Mesh& mesh,
       probe.fields.push_back(static_cast<int>(it - components_.begin()));
     }
     for (std::size_t i = 0; i < spec.points.size(); ++i) {
-      probe.points.push_back(locate(discretization, mesh, spec.name, i, spec.points[i]));
+      probe.points.push_back(locate(discretization, mesh, spec.name, i, spec.points[i], part));
     }
     probe.spec = std::move(spec);
     probes_.push_back(std::move(probe));
@@ -285,13 +301,51 @@ std::vector<double> Probes::evaluate(std::size_t probe, std::span<const double> 
   return row;
 }
 
+std::vector<double> Probes::evaluate_point(std::size_t probe, std::size_t point, std::span<const double> values) const {
+  const Probe& p = probes_.at(probe);
+  const ProbePoint& at = p.points.at(point);
+  const std::size_t nodes = ix(K_) * ix(Np_);
+  if (at.element < 0) throw Error("probes: point " + std::to_string(point) + " of probe '" + p.spec.name + "' is not here");
+  if (values.size() != components_.size() * nodes)
+    throw Error("probes: the values have " + std::to_string(values.size()) + " entries, expected " +
+                std::to_string(components_.size() * nodes));
+  std::vector<double> out;
+  for (int c : p.fields) {
+    const double* u = values.data() + ix(c) * nodes + ix(at.element) * ix(Np_);
+    double sum = 0;
+    for (std::size_t i = 0; i < at.weights.size(); ++i) sum += at.weights[i] * u[i];
+    out.push_back(sum);
+  }
+  return out;
+}
+
+void Probes::release(std::size_t probe, std::size_t point) {
+  ProbePoint& at = probes_.at(probe).points.at(point);
+  at.element = -1;
+  at.weights.clear();
+}
+
+std::size_t Probes::fields(std::size_t probe) const { return probes_.at(probe).fields.size(); }
+
 void Probes::record(std::span<const double> values, double time, long long step) {
+  std::vector<std::vector<double>> rows;
+  for (std::size_t n = 0; n < probes_.size(); ++n)
+    rows.push_back(step % probes_[n].spec.every == 0 ? evaluate(n, values) : std::vector<double>{});
+  record_rows(rows, time, step);
+}
+
+void Probes::record_rows(const std::vector<std::vector<double>>& rows, double time, long long step) {
   if (!open_) throw Error("probes: record() before open(): the probe files are not open");
+  if (rows.size() != probes_.size())
+    throw Error("probes: " + std::to_string(rows.size()) + " rows for " + std::to_string(probes_.size()) + " probes");
   for (std::size_t n = 0; n < probes_.size(); ++n) {
     Probe& probe = probes_[n];
     if (step % probe.spec.every != 0 || (probe.last_step && step <= *probe.last_step)) continue;
+    if (rows[n].size() != probe.points.size() * probe.fields.size())
+      throw Error("probes: the row of probe '" + probe.spec.name + "' has " + std::to_string(rows[n].size()) +
+                  " values, expected " + std::to_string(probe.points.size() * probe.fields.size()));
     std::string line = detail::format_double(time) + "," + std::to_string(step);
-    for (double value : evaluate(n, values)) line += "," + detail::format_double(value);
+    for (double value : rows[n]) line += "," + detail::format_double(value);
     line += "\n";
     write_all(probe.fd, line, probe.file);
     probe.last_step = step;

@@ -62,6 +62,7 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
   part.partition_source = loaded.stored ? "stored in " + problem.cfg.mesh_file.filename().string()
                                         : std::string("METIS k-way at start");
   part.local = mesh::build_local_mesh(global, loaded.partition, comm.rank(), problem.cfg.mesh_file.string());
+  part.element_part = loaded.partition.element_part;
   const mesh::LocalMesh& local = *part.local;
 
   if (comm.rank() == 0) part.global_disc = std::move(problem.disc);
@@ -83,6 +84,16 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
       for (const mesh::HaloFace& f : local.halo_faces)
         setup.halo.neighbour_parameters[p].push_back(whole[p][static_cast<std::size_t>(f.neighbour_element)]);
     }
+  }
+  // TF/SF: the part's total-field flags, and across each halo face the neighbour's (its face
+  // then carries the incident correction as an interior one would).
+  if (!setup.total_field.empty()) {
+    part.global_total_field = std::move(setup.total_field);
+    setup.total_field.clear();
+    for (const int g : local.element_global) setup.total_field.push_back(part.global_total_field[static_cast<std::size_t>(g)]);
+    setup.halo.neighbour_total_field.clear();
+    for (const mesh::HaloFace& f : local.halo_faces)
+      setup.halo.neighbour_total_field.push_back(part.global_total_field[static_cast<std::size_t>(f.neighbour_element)]);
   }
   part.exchange = comm.halo_exchange(local);
   setup.halo.faces = local.halo_faces;

@@ -22,8 +22,12 @@ struct Part {
   const dg::Communicator* comm = nullptr;
   int parts = 1;
   std::optional<mesh::LocalMesh> local;
-  // Rank 0: the whole mesh's discretization (output coordinates, probes, restart checks);
-  // every rank: the whole mesh's element count.
+  std::vector<int> element_part;  // [global K] the rank of each element (the partition)
+  // [global K] TF/SF: the total-field flags of the whole mesh (SolverSetup::total_field then
+  // holds this rank's); empty without TF/SF.
+  std::vector<char> global_total_field;
+  // Rank 0 with the serial HDF5 (it gathers and writes the files alone): the whole mesh's
+  // discretization; every rank: the whole mesh's element count.
   dg::Discretization global_disc;
   int global_K = 0;
   // Rank 0: every rank's element_global, in rank order (what gather_state receives), and
@@ -47,11 +51,12 @@ struct Part {
   bool root() const { return !comm || comm->rank() == 0; }
 };
 
-// Cuts the loaded problem (whole mesh; whole discretization on rank 0) to this rank's part: partition
-// (stored in the mesh file, else METIS), rank-local mesh and discretization, per-element
-// parameters of the part and of its halo neighbours, the halo exchange and the incident
-// wave's front over the whole mesh. Rank 0 keeps the whole discretization in part.global_disc.
-// Logs the balance (elements and halo faces per rank) on rank 0.
+// Cuts the loaded problem (the whole mesh; on rank 0 without the parallel HDF5 also its
+// discretization, kept in part.global_disc) to this rank's part: partition (stored in the mesh
+// file, else METIS), rank-local mesh and discretization, per-element parameters and TF/SF
+// total-field flags of the part and of its halo neighbours, the halo exchange and the incident
+// wave's front over the whole mesh. Logs the balance (elements and halo faces per rank) on
+// rank 0.
 void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log);
 
 // The whole mesh's state [component][K][Np] on rank 0 from every rank's local state (empty on

@@ -1,9 +1,12 @@
 #include "runner/problem.hpp"
 
 #include <dg/error.hpp>
+#include <dg/parallel.hpp>
 #include <dg/plan.hpp>
 #include <dg/total_field.hpp>
 #include <fluxes/law_lowering.hpp>
+#include <mesh/bytes.hpp>
+#include <mesh/error.hpp>
 #include <mesh/load.hpp>
 
 #include <algorithm>
@@ -72,6 +75,24 @@ std::vector<std::vector<double>> element_parameters(const fluxes::Law& law, cons
   return values;
 }
 
+// The mesh: a parallel run's rank 0 meshes the .geo (or reads the file) and hands it to the
+// other ranks, so Gmsh runs once; a failure there is every rank's, with its message.
+mesh::Mesh load_once(const std::filesystem::path& file, const mesh::LoadOptions& options) {
+  const dg::Communicator& comm = dg::world();
+  if (comm.size() == 1) return mesh::load_mesh(file, options);
+  std::string bytes;
+  if (comm.rank() == 0) {
+    try {
+      bytes = "1" + mesh::mesh_to_bytes(mesh::load_mesh(file, options));
+    } catch (const std::exception& e) {
+      bytes = std::string("0") + e.what();
+    }
+  }
+  bytes = comm.broadcast(bytes, 0);
+  if (bytes.empty() || bytes[0] != '1') throw mesh::MeshError(bytes.empty() ? std::string() : bytes.substr(1));
+  return mesh::mesh_from_bytes(std::string_view(bytes).substr(1), file.string());
+}
+
 }  // namespace
 
 std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides) {
@@ -98,7 +119,7 @@ void load(Problem& problem, bool discretize) {
   mesh::LoadOptions load;
   load.parameters = cfg.mesh_parameters;
   load.periodic = cfg.periodic;
-  p->mesh = mesh::load_mesh(cfg.mesh_file, load);
+  p->mesh = load_once(cfg.mesh_file, load);
   if (discretize) p->disc = dg::discretize(p->mesh, cfg.order);
   dg::SolverSetup& setup = p->setup;
   setup.law = &p->law;

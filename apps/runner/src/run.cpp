@@ -29,6 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -106,6 +108,19 @@ std::string halo_transfer_text(const dg::Solver& solver, const dg::Communicator&
   return "none (no halo faces on this rank)";
 }
 
+// The process's peak resident memory so far (getrusage; Linux counts ru_maxrss in KiB).
+long long peak_resident_bytes() {
+  struct rusage usage {};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<long long>(usage.ru_maxrss) * 1024;
+}
+
+std::string mebibytes(long long bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  return text;
+}
+
 std::string format_number(double value) {
   // printf writes "-nan" for the NaN a square root of a negative number gives on x86; the
   // sign of a NaN means nothing to a user.
@@ -141,20 +156,14 @@ bool drop_graph_for_parallel_steps(dg::Plan& plan, std::string& source) {
 // the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
 void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const dg::Communicator& comm = dg::world();
-  // In a parallel run only rank 0 discretizes the whole mesh (for output); the others only
-  // their part (make_part).
-  load(s, comm.rank() == 0);
+  // A parallel run's ranks discretize only their part (make_part); rank 0 also the whole mesh
+  // when its HDF5 is the serial one, since it then gathers and writes the files alone.
+  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()));
   s.fingerprint = mesh_fingerprint(s.mesh);
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
   s.part.comm = &comm;
   if (comm.size() > 1) {
-    if (cfg.farfield.enabled)
-      throw std::runtime_error("the far-field transform ([farfield]) does not run in parallel runs yet; run this config "
-                               "on one rank (without mpirun)");
-    if (cfg.incident.total_field != "none")
-      throw std::runtime_error("total-field/scattered-field incidence ([incident] total_field) does not run in parallel "
-                               "runs yet; run this config on one rank (without mpirun)");
     choose_device(comm, cfg.backend);
     make_part(s, s.part, comm, log);
   }
@@ -242,12 +251,23 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
         << (cfg.overlap ? ", sent while the elements without halo faces are computed"
                         : ", received before any element is computed (run.overlap = false)")
         << "\n";
-  if (const std::vector<char>& total = s.setup.total_field; !total.empty()) {
+  if (!s.setup.total_field.empty()) {
+    // The whole mesh's counts (a parallel run's faces across ranks count on the total side).
+    const std::vector<char>& total = s.part.parallel() ? s.part.global_total_field : s.setup.total_field;
     const int tfsf_total = dg::tfsf_total_code(s.solver->kernel_spec());
-    long long faces = 0;
-    for (const std::int32_t code : s.solver->face_codes()) faces += code == tfsf_total;
+    long long faces = 0, across = 0;
+    for (const std::int32_t code : s.solver->face_codes()) {
+      faces += code == tfsf_total || code == dg::tfsf_halo_total_code;
+      across += code == dg::tfsf_halo_total_code;
+    }
+    if (s.part.parallel()) {
+      faces = comm.sum(faces);
+      across = comm.sum(across);
+    }
     log << "[rtdg] total-field/scattered-field incidence: " << std::count(total.begin(), total.end(), char{1})
-        << " of " << total.size() << " elements carry the total field; the wave enters through " << faces << " faces\n";
+        << " of " << total.size() << " elements carry the total field; the wave enters through " << faces << " faces";
+    if (s.part.parallel()) log << " (" << across << " between ranks)";
+    log << "\n";
   }
 }
 
@@ -614,6 +634,7 @@ struct NullBuffer : std::streambuf {
 }  // namespace
 
 RunSummary run(const RunOptions& options) {
+  const auto run_start = std::chrono::steady_clock::now();
   NullBuffer null_buffer;
   std::ostream null_log(&null_buffer);
   std::ostream& log = dg::world().rank() != 0 ? null_log : options.log ? *options.log : std::cerr;
@@ -690,8 +711,6 @@ RunSummary run(const RunOptions& options) {
   const bool parallel = s.part.parallel();
   const bool root = comm.rank() == 0;
   const int global_K = parallel ? s.part.global_K : s.disc.K;
-  // Rank 0 of a parallel run sees the whole mesh's discretization (output, probes, restart).
-  const dg::Discretization& whole = parallel ? s.part.global_disc : s.disc;
 
   double t = 0;
   long long step = 0;
@@ -716,8 +735,8 @@ RunSummary run(const RunOptions& options) {
     } else {
       // The node coordinates [dim][K][Np] (each Np x K column-major matrix is [K][Np]).
       std::vector<double> now;
-      const Eigen::MatrixXd* coordinates[3] = {&whole.x, &whole.y, &whole.z};
-      for (int d = 0; d < whole.dim; ++d) now.insert(now.end(), coordinates[d]->data(), coordinates[d]->data() + coordinates[d]->size());
+      const Eigen::MatrixXd* coordinates[3] = {&s.disc.x, &s.disc.y, &s.disc.z};
+      for (int d = 0; d < s.disc.dim; ++d) now.insert(now.end(), coordinates[d]->data(), coordinates[d]->data() + coordinates[d]->size());
       check_checkpoint_nodes(*options.restart, *restart, now, 0);
       solver.set_state(restart->values);
     }
@@ -762,7 +781,7 @@ RunSummary run(const RunOptions& options) {
   // The far-field transform (docs/scattering.md); a restart continues its sums.
   std::unique_ptr<FarFieldRun> farfield;
   if (cfg.farfield.enabled) {
-    farfield = std::make_unique<FarFieldRun>(s, solver, dt, log);
+    farfield = std::make_unique<FarFieldRun>(s, solver, dt, log, &s.part);
     if (restart) farfield->restore(*restart);
   }
   const double T = cfg.final_time;
@@ -783,10 +802,53 @@ RunSummary run(const RunOptions& options) {
   // Output: probes, snapshots (HDF5 + VTU + PVD) and checkpoints.
   std::vector<output::ProbeSpec> probe_specs;
   for (const config::Probe& p : cfg.probes) probe_specs.push_back({p.name, p.points, p.fields, p.every});
-  // Rank 0 holds the probes (on the whole mesh); in a parallel run the ranks owning a probe's
-  // element send its values there when a probe is due.
-  output::Probes probes(root ? whole : s.disc, root || !parallel ? s.mesh : s.part.local->mesh, solver.component_names(),
-                        root ? probe_specs : std::vector<output::ProbeSpec>{});
+  // Probes: in a parallel run each rank locates the points in its part, the ranks agree which
+  // one owns each point (the element it is deepest inside, the lowest element number on ties,
+  // as a serial run decides), the owners evaluate them, and rank 0 writes the rows.
+  std::optional<output::ProbePart> probe_part;
+  if (parallel) probe_part = output::ProbePart{s.part.local->element_global};
+  output::Probes probes(s.disc, parallel ? s.part.local->mesh : s.mesh, solver.component_names(), probe_specs,
+                        probe_part ? &*probe_part : nullptr);
+  if (parallel) {
+    // (depth, global element) of every point on every rank; -1 where the rank has none.
+    std::vector<double> found;
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      for (const output::ProbePoint& point : probes.points(p)) {
+        found.push_back(point.element >= 0 ? point.depth : -1e300);
+        found.push_back(point.element >= 0 ? s.part.local->element_global[static_cast<std::size_t>(point.element)] : -1);
+      }
+    const std::size_t n = found.size();
+    std::vector<double> send;
+    for (int r = 0; r < comm.size(); ++r) send.insert(send.end(), found.begin(), found.end());
+    const std::vector<double> all = comm.all_to_all(std::span<const double>(send),
+                                                    std::span<const int>(std::vector<int>(static_cast<std::size_t>(comm.size()), static_cast<int>(n))));
+    std::size_t flat = 0;
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      for (std::size_t i = 0; i < probes.points(p).size(); ++i, flat += 2) {
+        int owner = -1;
+        for (int r = 0; r < comm.size(); ++r) {
+          const double depth = all[static_cast<std::size_t>(r) * n + flat], element = all[static_cast<std::size_t>(r) * n + flat + 1];
+          if (element < 0) continue;
+          const std::size_t o = static_cast<std::size_t>(owner) * n + flat;
+          if (owner < 0 || depth > all[o] || (depth == all[o] && element < all[o + 1])) owner = r;
+        }
+        if (owner < 0) {
+          // Outside the whole mesh: the serial run's message, with the whole mesh's extent.
+          std::array<double, 3> lo{}, hi{};
+          for (std::size_t d = 0; d < 3; ++d) {
+            double l = std::numeric_limits<double>::infinity(), h = -l;
+            for (const auto& v : s.part.local->mesh.vertices) {
+              l = std::min(l, v[d]);
+              h = std::max(h, v[d]);
+            }
+            lo[d] = comm.min(l);
+            hi[d] = comm.max(h);
+          }
+          throw std::runtime_error(output::probe_outside_text(probes.spec(p).name, i, probes.spec(p).points[i], s.disc.dim, lo, hi));
+        }
+        if (owner != comm.rank() && probes.points(p)[i].element >= 0) probes.release(p, i);
+      }
+  }
   if (root) {
     for (const config::Probe& p : cfg.probes) folder->claim(p.name + ".csv", "probe", step, t);
     probes.open(output_dir, restart ? std::optional<double>(t) : std::nullopt);
@@ -794,50 +856,44 @@ RunSummary run(const RunOptions& options) {
   // Probes read only their elements' values: a small copy per step instead of the whole state.
   std::vector<int> probe_elements;
   for (std::size_t p = 0; p < probes.size(); ++p)
-    for (const output::ProbePoint& point : probes.points(p)) probe_elements.push_back(point.element);
+    for (const output::ProbePoint& point : probes.points(p))
+      if (point.element >= 0) probe_elements.push_back(point.element);
   std::sort(probe_elements.begin(), probe_elements.end());
   probe_elements.erase(std::unique(probe_elements.begin(), probe_elements.end()), probe_elements.end());
-  const int Np = s.disc.element.Np, components = solver.components();
-  std::vector<int> own_probe_elements;  // parallel: this rank's (local numbers) of rank 0's list
-  std::vector<int> own_probe_global;
-  if (parallel) {
-    std::string list;
-    for (const int k : probe_elements) list += std::to_string(k) + " ";
-    std::istringstream all(comm.broadcast(list, 0));
-    std::vector<int> local_of(static_cast<std::size_t>(global_K), -1);
-    for (std::size_t k = 0; k < s.part.local->element_global.size(); ++k)
-      local_of[static_cast<std::size_t>(s.part.local->element_global[k])] = static_cast<int>(k);
-    for (int g; all >> g;)
-      if (local_of[static_cast<std::size_t>(g)] >= 0) {
-        own_probe_elements.push_back(local_of[static_cast<std::size_t>(g)]);
-        own_probe_global.push_back(g);
-      }
-  }
-  std::vector<double> probe_values(probe_elements.empty() ? 0 : static_cast<std::size_t>(components) * static_cast<std::size_t>(global_K) * static_cast<std::size_t>(Np), 0.0);
-  std::vector<double> local_probe_values(parallel && !own_probe_elements.empty() ? solver.size() : 0, 0.0);
+  std::vector<double> probe_values(probe_elements.empty() ? 0 : solver.size(), 0.0);
   auto record_probes = [&] {
+    if (!probe_elements.empty()) solver.copy_elements(probe_elements, probe_values);
     if (!parallel) {
-      solver.copy_elements(probe_elements, probe_values);
       probes.record(probe_values, t, step);
       return;
     }
-    // Each rank: its probe elements' [element][component][Np] values, gathered on rank 0.
+    // Each rank: its points' values (their index among all points, then the fields), to rank 0.
+    std::vector<int> which;
     std::vector<double> mine;
-    if (!own_probe_elements.empty()) solver.copy_elements(own_probe_elements, local_probe_values);
-    const std::size_t Kl = s.part.local->element_global.size();
-    for (const int k : own_probe_elements)
-      for (int c = 0; c < components; ++c)
-        for (int i = 0; i < Np; ++i)
-          mine.push_back(local_probe_values[(static_cast<std::size_t>(c) * Kl + static_cast<std::size_t>(k)) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)]);
+    int flat = 0;
+    for (std::size_t p = 0; p < probes.size(); ++p)
+      for (std::size_t i = 0; i < probes.points(p).size(); ++i, ++flat) {
+        if (probes.points(p)[i].element < 0) continue;
+        which.push_back(flat);
+        const std::vector<double> v = probes.evaluate_point(p, i, probe_values);
+        mine.insert(mine.end(), v.begin(), v.end());
+      }
+    const std::vector<int> points = comm.gather(std::span<const int>(which));
     const std::vector<double> values = comm.gather(std::span<const double>(mine));
-    const std::vector<int> which = comm.gather(std::span<const int>(own_probe_global));
     if (!root) return;
-    for (std::size_t e = 0; e < which.size(); ++e)
-      for (int c = 0; c < components; ++c)
-        for (int i = 0; i < Np; ++i)
-          probe_values[(static_cast<std::size_t>(c) * static_cast<std::size_t>(global_K) + static_cast<std::size_t>(which[e])) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)] =
-              values[(e * static_cast<std::size_t>(components) + static_cast<std::size_t>(c)) * static_cast<std::size_t>(Np) + static_cast<std::size_t>(i)];
-    probes.record(probe_values, t, step);
+    // The rows, point by point: where each flat index starts in its probe's row.
+    std::vector<std::vector<double>> rows(probes.size());
+    std::vector<std::pair<std::size_t, std::size_t>> place;  // (probe, first value) per flat index
+    for (std::size_t p = 0; p < probes.size(); ++p) {
+      rows[p].assign(probes.points(p).size() * probes.fields(p), 0.0);
+      for (std::size_t i = 0; i < probes.points(p).size(); ++i) place.emplace_back(p, i * probes.fields(p));
+    }
+    std::size_t at = 0;
+    for (const int f : points) {
+      const auto [p, first] = place[static_cast<std::size_t>(f)];
+      for (std::size_t c = 0; c < probes.fields(p); ++c) rows[p][first + c] = values[at++];
+    }
+    probes.record_rows(rows, t, step);
   };
   // Whether the probes are due after this step: rank 0 decides (it holds them).
   auto probes_due = [&] { return parallel ? comm.any(root && probes.due(step)) : probes.due(step); };
@@ -919,27 +975,27 @@ RunSummary run(const RunOptions& options) {
     try {
       claim(file, "checkpoint");
       if (collective) {
-        // Far-field sums are refused in parallel runs (build()), so there are no extras.
-        output::write_solution_collective(file, block_snapshot(s, t, step), s.part.block_first, s.part.global_K,
-                                          comm.mpi_comm());
+        // The far-field sums in the serial layout, the same on every rank (FarFieldRun::store).
+        output::Solution block = block_snapshot(s, t, step);
+        if (farfield) farfield->store(block);
+        output::write_solution_collective(file, block, s.part.block_first, s.part.global_K, comm.mpi_comm());
       }
       output::Solution checkpoint = collective ? output::Solution{} : snapshot(s, t, step);
-      if (root) {
-        if (farfield) farfield->store(checkpoint);
-        if (!collective) output::write_solution(file, checkpoint);
-      }
+      if (farfield && !collective) farfield->store(checkpoint);  // collective in a parallel run
+      if (root && !collective) output::write_solution(file, checkpoint);
     } catch (const std::exception& e) {
       // A full disk, say: the run stops, and says which checkpoint to continue from.
       throw RunFailure(std::string(e.what()) + checkpoint_text(summary.last_checkpoint) +
                        (summary.last_checkpoint.empty() ? "" : " (continue from it once the problem is fixed)"));
     }
     summary.last_checkpoint = file;
-    if (!root) return;
+    // Collective in a parallel run; rank 0 writes.
     if (farfield)
       farfield->write(output_dir, t, step, [&](const std::string& relative) {
         if (!relative.empty() && relative.back() == '/') folder->create_folder(relative.substr(0, relative.size() - 1));
         else folder->claim(relative, "farfield", step, t);
       });
+    if (!root) return;
     // Keep the newest checkpoint.keep of the checkpoints this run folder's manifest lists (by
     // step); a file rtdg did not write is never deleted.
     const auto all = folder->of_kind("checkpoint");
@@ -977,6 +1033,8 @@ RunSummary run(const RunOptions& options) {
   long long next_checkpoint = cinterval > 0 ? static_cast<long long>(std::floor(t / cinterval + 1e-9)) + 1 : -1;
   auto reached = [&](long long index, double every) { return index > 0 && t >= static_cast<double>(index) * every - 1e-9 * every; };
 
+  // Set-up: from the start (config, mesh, partition, kernels, initial state) to the first output.
+  const double setup_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
   if (!restart) {
     write_snapshot(0);
     if (probes_due()) record_probes();
@@ -1077,6 +1135,9 @@ RunSummary run(const RunOptions& options) {
   summary.time = t;
   // The slowest rank's time is the run's.
   summary.wall_seconds = comm.max(std::max(0.0, loop_seconds - output_seconds));
+  const long long memory = peak_resident_bytes();
+  summary.setup_seconds = comm.max(setup_seconds);
+  summary.peak_memory_bytes = parallel ? static_cast<long long>(comm.max(static_cast<double>(memory))) : memory;
   summary.seconds_per_step = taken ? summary.wall_seconds / static_cast<double>(taken) : 0;
   summary.dofs_per_second =
       summary.wall_seconds > 0 ? static_cast<double>(dofs) * static_cast<double>(taken) / summary.wall_seconds : 0;
@@ -1086,6 +1147,8 @@ RunSummary run(const RunOptions& options) {
                       {"time", summary.time},
                       {"dt", summary.dt},
                       {"wall_seconds", summary.wall_seconds},
+                      {"setup_seconds", summary.setup_seconds},
+                      {"peak_memory_bytes", summary.peak_memory_bytes},
                       {"seconds_per_step", summary.seconds_per_step},
                       {"dofs", summary.dofs},
                       {"dofs_per_second", summary.dofs_per_second},
@@ -1107,6 +1170,9 @@ RunSummary run(const RunOptions& options) {
     const std::vector<double> exchanges = comm.gather(std::span<const double>(&exchange, 1));
     const double loop = std::max(0.0, loop_seconds - output_seconds);
     const std::vector<double> loops = comm.gather(std::span<const double>(&loop, 1));
+    const std::vector<double> setups = comm.gather(std::span<const double>(&setup_seconds, 1));
+    const double bytes = static_cast<double>(memory);
+    const std::vector<double> memories = comm.gather(std::span<const double>(&bytes, 1));
     if (root) {
       nlohmann::json ranks = nlohmann::json::array();
       for (std::size_t r = 0; r < exchanges.size(); ++r)
@@ -1114,7 +1180,9 @@ RunSummary run(const RunOptions& options) {
                          {"elements", s.part.rank_elements[r]},
                          {"halo_faces", s.part.rank_halo_faces[r]},
                          {"loop_seconds", loops[r]},
-                         {"exchange_seconds", exchanges[r]}});
+                         {"exchange_seconds", exchanges[r]},
+                         {"setup_seconds", setups[r]},
+                         {"peak_memory_bytes", static_cast<long long>(memories[r])}});
       j["parallel"] = {{"ranks", comm.size()}, {"communicator", comm.describe()},
                        {"partition", s.part.partition_source}, {"halo_transfer", halo_transfer_text(solver, comm)},
                        {"overlap", s.cfg.overlap}, {"balance", ranks}};
@@ -1129,11 +1197,12 @@ RunSummary run(const RunOptions& options) {
 
 std::string format_balance(const nlohmann::json& ranks) {
   std::ostringstream out;
-  out << "balance (rank: elements, halo faces, loop s, of it in the halo exchange):";
+  out << "balance (rank: elements, halo faces, loop s, of it in the halo exchange; set-up s, peak host memory):";
   for (const auto& r : ranks)
     out << "\n  " << r["rank"].get<int>() << ": " << r["elements"].get<int>() << ", " << r["halo_faces"].get<int>() << ", "
         << format_number(r["loop_seconds"].get<double>()) << " s, " << format_number(r["exchange_seconds"].get<double>())
-        << " s";
+        << " s; " << format_number(r["setup_seconds"].get<double>()) << " s, "
+        << mebibytes(r["peak_memory_bytes"].get<long long>());
   return out.str();
 }
 
@@ -1145,6 +1214,8 @@ std::string format_summary(const RunSummary& s) {
     out << ", " << format_number(s.seconds_per_step * 1e3) << " ms/step, " << format_number(s.dofs_per_second)
         << " DOF/s (" << s.dofs << " DOFs, " << s.backend << ", " << s.precision << ")";
   if (!s.plan.empty()) out << "\nkernel plan: " << s.plan << " (" << s.plan_source << ")";
+  out << "\nset-up " << format_number(s.setup_seconds) << " s, peak host memory " << mebibytes(s.peak_memory_bytes)
+      << (s.parallel_report.empty() ? "" : " (the largest of the ranks')");
   if (s.error) out << "\nL2 error at the end: " << *s.error;
   if (!s.parallel_report.empty()) out << "\n" << s.parallel_report;
   out << "\noutput: " << s.output_dir.string();

@@ -27,6 +27,7 @@
 #include <complex>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -44,7 +45,9 @@ struct HuygensSurface {
   std::vector<Point> normal;   // [P] unit normal, pointing out of the enclosed region
   std::vector<double> weight;  // [P] quadrature weight: the face mass matrix's row sums x sJ
   // [P] flat volume indices (k * Np + i) of the point's node on the inner element and of its
-  // twin on the outer one (equal on a mesh boundary): the fields are their average.
+  // twin on the outer one (equal on a mesh boundary): the fields are their average. In a
+  // parallel run a twin on another rank is -1 - r: its value is slot r of the remote values
+  // SurfaceDft::accumulate takes (that rank computes them with SurfaceDft::exports).
   std::vector<int> inner, outer;
   std::size_t size() const { return x.size(); }
 };
@@ -63,6 +66,22 @@ HuygensSurface huygens_surface_boundary(const Discretization& disc, std::string_
 // The faces between the elements of region `name` (a physical volume/surface group) and the
 // rest; the region must enclose the scatterer. Throws dg::Error listing the regions.
 HuygensSurface huygens_surface_region(const Discretization& disc, const mesh::Mesh& mesh, std::string_view name);
+
+// The pieces of the surfaces above, for parallel runs (each rank discretizes its part of the
+// mesh, and every rank holds the whole mesh::Mesh, so it can list the whole surface's faces in
+// the serial order and build its own part with huygens_surface):
+// [K] flags of the elements whose nodes' mean (the centroid) is inside the box [lo, hi], and
+// the nodes' bounding box; the box's text for messages, from the whole mesh's bounding box.
+std::vector<char> elements_in_box(const Discretization& disc, const Point& lo, const Point& hi);
+std::pair<Point, Point> node_bounds(const Discretization& disc);
+std::string box_text(int dim, const Point& lo, const Point& hi, const Point& mesh_min, const Point& mesh_max);
+// The faces (k, f) of `mesh` with inside[k] and the neighbour outside, in huygens_surface_box's
+// and huygens_surface_region's order; throws as they do (`what` names the surface).
+std::vector<std::pair<int, int>> interface_faces(const mesh::Mesh& mesh, const std::vector<char>& inside,
+                                                 const std::string& what);
+// The faces of the mesh's boundary group `name`, in huygens_surface_boundary's order (sorted);
+// throws dg::Error listing the groups when there is none of that name, or when it has no faces.
+std::vector<std::pair<int, int>> boundary_group_faces(const mesh::Mesh& mesh, std::string_view name);
 
 // Complex amplitudes of the fields at the surface points, each [P]; 2D TM uses E[2] (Ez),
 // H[0], H[1].
@@ -96,7 +115,16 @@ public:
   SurfaceDft& operator=(const SurfaceDft&) = delete;
 
   // One sample of the current state at time t with weight w; `incident` = g(t) at x0.
-  void accumulate(double t, double w, double incident);
+  // `remote`: [C][R] the values of the outer twins on other ranks (HuygensSurface::outer), C
+  // the components present (E.x ... H.z order); empty in a serial run.
+  void accumulate(double t, double w, double incident, std::span<const double> remote = {});
+  std::size_t components() const;     // C
+  std::size_t remote_points() const;  // R
+  // Parallel runs: the nodes (flat volume indices k * Np + i of this rank) whose values other
+  // ranks' points take as remote values, and those values [C][S] of the current state,
+  // computed as accumulate computes an outer trace (so each sum is the serial run's).
+  void set_exports(std::span<const int> nodes);
+  std::vector<double> exports() const;
   long long samples() const { return samples_; }
   const std::vector<double>& omegas() const { return omegas_; }
   double window() const;  // W (the same for every frequency)
@@ -105,6 +133,11 @@ public:
   // The complex surface fields at frequency f (downloads the sums), divided by `scale` (the
   // incident amplitude A) and, for a transform, by G_f (the spectrum of the unit signal g).
   SurfaceFields fields(std::size_t f, Mode mode, Complex scale = 1.0) const;
+  // The same from sums [C][P'][2] of any surface (a parallel run's whole surface, gathered
+  // from the ranks' frequency_sums), with this transform's window, leakage and spectrum.
+  SurfaceFields fields(std::size_t f, Mode mode, Complex scale, std::span<const double> sums) const;
+  // The device sums of frequency f, [C][P][2].
+  std::vector<double> frequency_sums(std::size_t f) const;
   Complex incident_spectrum(std::size_t f) const;  // G_f
   Complex leakage(std::size_t f) const;            // L_f / W
 

@@ -117,6 +117,10 @@ inline int node_stride(const KernelSpec& spec) {
 // The face codes of TF/SF faces: after the boundary conditions' codes 1 .. conditions.size().
 inline int tfsf_total_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 1; }
 inline int tfsf_scattered_code(const KernelSpec& spec) { return static_cast<int>(spec.conditions.size()) + 2; }
+// Parallel runs: a halo face has code -1 (the neighbour's trace from the halo buffer); a halo
+// face between the regions has these, the same correction on the halo trace.
+constexpr int tfsf_halo_total_code = -2;
+constexpr int tfsf_halo_scattered_code = -3;
 
 // Registers dg's device headers (dg/device_include/dg/*.h, embedded in the library) with rtcg,
 // so that NVRTC and the host compiler find the headers generated kernels include and cache keys

@@ -73,6 +73,9 @@ struct HaloSetup {
   // Materials per region: per parameter, empty or [H] values, the neighbour element's value
   // across each halo face (SolverSetup::element_parameters of the other rank's element).
   std::vector<std::vector<double>> neighbour_parameters;
+  // TF/SF (SolverSetup::total_field): empty or [H] the neighbour element's total-field flag
+  // across each halo face; a face between the regions takes the incident correction.
+  std::vector<char> neighbour_total_field;
 };
 
 struct SolverSetup {

@@ -87,7 +87,7 @@ std::vector<std::int32_t> compressed_connectivity(const std::vector<std::int32_t
   std::vector<std::int32_t> nodes(nfp);
   constexpr std::int32_t max_base = std::numeric_limits<std::int32_t>::max() / max_face_orders;
   for (std::size_t face = 0; face < faces; ++face) {
-    const std::int32_t stride = bcode[face] == -1 ? components * Nfp : Np;
+    const std::int32_t stride = bcode[face] < 0 ? components * Nfp : Np;  // a halo face (-1, or a TF/SF one)
     const std::int32_t base = vmapP[face * nfp] / stride;
     for (std::size_t j = 0; j < nfp; ++j) {
       nodes[j] = vmapP[face * nfp + j] - base * stride;

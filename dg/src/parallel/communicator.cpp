@@ -175,7 +175,11 @@ public:
     long long length = static_cast<long long>(text.size());
     check(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD), "MPI_Bcast");
     std::string out = rank_ == root ? text : std::string(static_cast<std::size_t>(length), '\0');
-    check(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, root, MPI_COMM_WORLD), "MPI_Bcast");
+    // In pieces of at most 1 GiB: MPI counts are ints (a whole mesh may be larger).
+    constexpr long long piece = 1LL << 30;
+    for (long long at = 0; at < length; at += piece)
+      check(MPI_Bcast(out.data() + at, static_cast<int>(std::min(piece, length - at)), MPI_CHAR, root, MPI_COMM_WORLD),
+            "MPI_Bcast");
     return out;
   }
   std::vector<double> gather(std::span<const double> values) const override { return gather_of(values, MPI_DOUBLE); }

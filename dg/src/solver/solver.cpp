@@ -993,8 +993,6 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
     if (setup.total_field.size() != static_cast<std::size_t>(K))
       throw Error("the total-field region flags " + std::to_string(setup.total_field.size()) + " elements, the mesh has " +
                   std::to_string(K));
-    if (!setup.halo.faces.empty())
-      throw Error("total-field/scattered-field incidence is not supported in parallel runs yet; run on one process");
     tfsf = incident_components(law);
     const int total_code = static_cast<int>(s.conditions.size()) + 1, scattered_code = total_code + 1;
     const int Nfaces = element.Nfaces;
@@ -1009,7 +1007,8 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
         code = here ? total_code : scattered_code;
         ++faces;
       }
-    if (faces == 0)
+    // A rank of a parallel run may hold none of the region's faces (run.cpp checks the whole mesh).
+    if (faces == 0 && !setup.halo.exchange)
       throw Error("the total-field region has no faces inside the mesh: give it some elements, not all of them");
   }
 
@@ -1053,6 +1052,21 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   const std::vector<std::int32_t> pack =
       apply_halo(geometry, disc, setup.halo, s.components, setup.parameters, spec.per_element);
   const std::size_t halo_values = count(static_cast<long long>(pack.size() / 2), s.components, element.Nfp);
+  if (!tfsf.empty() && !setup.halo.faces.empty()) {
+    // TF/SF faces across ranks: the halo face's code says which side this element is on.
+    const std::vector<char>& across = setup.halo.neighbour_total_field;
+    if (across.size() != setup.halo.faces.size())
+      throw Error("total-field/scattered-field incidence in a parallel run needs the neighbour's total-field flag "
+                  "across each of the " + std::to_string(setup.halo.faces.size()) + " halo faces, not " +
+                  std::to_string(across.size()));
+    for (std::size_t h = 0; h < across.size(); ++h) {
+      const mesh::HaloFace& f = setup.halo.faces[h];
+      const bool here = setup.total_field[static_cast<std::size_t>(f.element)] != 0;
+      if (here == (across[h] != 0)) continue;
+      geometry.bcode[static_cast<std::size_t>(f.element) * static_cast<std::size_t>(element.Nfaces) +
+                     static_cast<std::size_t>(f.face)] = here ? tfsf_halo_total_code : tfsf_halo_scattered_code;
+    }
+  }
   s.face_codes = geometry.bcode;
 
   HaloExchange* exchange = setup.halo.exchange;

@@ -52,6 +52,11 @@ file = "law.toml"
 zeta = 1e-300
 alpha = 0.1
 "with space" = -3
+[law.parameters.region.core]
+alpha = 0.25
+[law.parameters.region."outer shell"]
+zeta = 2
+alpha = 0.5
 [mesh]
 file = "mesh.msh"
 periodic = [["x min", "x\"max"], { a = "y", b = "z", shift = [0.1, 0.2, 0.3] }]
@@ -90,6 +95,10 @@ fields = ["E.x", "q\"uote", "tab\there", "bell\u0007"]
 every = 3
 )toml");
   ASSERT_EQ(c.boundaries.size(), 3U);
+  // Materials per region read back (a restart takes its config from the effective one).
+  ASSERT_EQ(c.region_parameters.size(), 3U);
+  EXPECT_NE(c.effective_toml.find("[law.parameters.region.core]\nalpha = 0.25\n"), std::string::npos) << c.effective_toml;
+  EXPECT_NE(c.effective_toml.find("[law.parameters.region.\"outer shell\"]\n"), std::string::npos) << c.effective_toml;
   EXPECT_EQ(c.boundaries[0].mesh_name, "z");
   expect_round_trip(c);
   // And with overrides applied: the effective config holds them.

@@ -48,7 +48,8 @@ bool parallel_hdf5_available();
 // those rows); the blocks of the ranks, in rank order, cover 0..K_total. Collective: every rank
 // calls it. The file is written under a temporary name next to `file` and renamed by rank 0
 // once every rank has written its part; when any rank fails, every rank throws output::Error
-// and `file` is as it was. Extras (far-field sums) are not written this way. Throws
+// and `file` is as it was. Extras (far-field sums) are whole, not rows: every rank passes the
+// same ones (rank 0 writes them). Throws
 // output::Error when parallel_hdf5_available() is false.
 void write_solution_collective(const std::filesystem::path& file, const Solution& block, long long first, int K_total,
                                const void* mpi_comm);

@@ -36,7 +36,21 @@ struct ProbePoint {
   int element = -1;
   std::array<double, 3> reference{};  // r, s(, t); unused entries 0
   std::vector<double> weights;        // Np: value = sum_i weights[i] * u(node i of element)
+  double depth = 0;                   // the smallest barycentric coordinate (>= -kProbeTolerance)
 };
+
+// A parallel run's rank locates the points in its part of the mesh (docs/parallel.md): a point
+// outside the part is not an error but not found (element = -1), ties go to the lowest number
+// of the whole mesh (element_global: the part's elements' numbers there), and the ranks then
+// agree which one owns each point (the deepest, Probes::release on the others).
+struct ProbePart {
+  std::vector<int> element_global;
+};
+
+// "probe 'p': point 2 (0.5, 0, 0) is outside the mesh (no element contains it; the mesh spans
+// [lo, hi] x ...)", from the whole mesh's bounding box.
+std::string probe_outside_text(const std::string& probe, std::size_t index, const std::array<double, 3>& point, int dim,
+                               const std::array<double, 3>& lo, const std::array<double, 3>& hi);
 
 // Relative tolerance on barycentric coordinates when locating points: a point within it of an
 // element counts as inside, so points on faces and vertices are found.
@@ -50,8 +64,9 @@ public:
   // `components` are the solution's component names, in the order of its values. Throws
   // output::Error naming the probe: an empty, duplicate or non-file name, every < 1, no points,
   // a point outside the mesh (with its coordinates), an unknown field (listing the valid ones).
+  // With `part`, the mesh is a rank's part of the whole one (ProbePart).
   Probes(const dg::Discretization& discretization, const mesh::Mesh& mesh, std::vector<std::string> components,
-         std::vector<ProbeSpec> specs);
+         std::vector<ProbeSpec> specs, const ProbePart* part = nullptr);
   ~Probes();
   Probes(Probes&&) noexcept;
   Probes& operator=(Probes&&) noexcept;
@@ -74,8 +89,17 @@ public:
   // failed write, or when open() was not called.
   void record(std::span<const double> values, double time, long long step);
 
+  // The same with the rows given (a parallel run's rank 0: the values of every point,
+  // evaluated on the ranks owning them), rows[probe] as evaluate returns them.
+  void record_rows(const std::vector<std::vector<double>>& rows, double time, long long step);
+
   // The probe's row values (the CSV columns after time and step) for these values.
   std::vector<double> evaluate(std::size_t probe, std::span<const double> values) const;
+  // The values of one point's fields (a part of the row); its element must be found here.
+  std::vector<double> evaluate_point(std::size_t probe, std::size_t point, std::span<const double> values) const;
+  // A parallel run: another rank owns this point (its element becomes -1 here).
+  void release(std::size_t probe, std::size_t point);
+  std::size_t fields(std::size_t probe) const;  // the number of fields per point
 
   std::size_t size() const;
   const ProbeSpec& spec(std::size_t probe) const;

@@ -37,6 +37,8 @@ struct RunSummary {
   long long final_step = 0;       // the step count at the end (including before a restart)
   double time = 0;                // simulated time reached
   double wall_seconds = 0;        // time spent stepping (no set-up, no output)
+  double setup_seconds = 0;       // from the start to the first output (a parallel run's slowest rank)
+  long long peak_memory_bytes = 0;  // peak resident host memory (a parallel run's largest rank)
   double seconds_per_step = 0;
   double dofs_per_second = 0;     // degrees of freedom (components x K x Np) x steps / second
   std::size_t dofs = 0;

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The far-field transform of a scattering run in parallel (docs/parallel.md), on the host backend
+# (or another, e.g. --set run.backend=cuda: skipped, 77, without a CUDA device):
+#   mpi_farfield.sh <rtdg> <mpiexec> <config> [--set ...]
+# (the --set options make the config small; the far field must be sampled after the scattered
+# wave reached the surface, and the first checkpoint come after the sampling started)
+# - 2 and 3 ranks give the serial run's far-field CSVs (farfield/*.csv) to 1e-12 relative, and
+#   its probe files byte for byte (each rank accumulates its own surface points; the twins of
+#   points on faces between ranks come from the neighbour at each sample);
+# - a checkpoint written by 3 ranks holds the sums in the serial layout, so 1 and 2 ranks
+#   continue it to the serial run's far field.
+# The log must show faces between ranks (the surface and, with TF/SF, the total-field surface
+# are cut by the partition), or the test would not test the exchange.
+set -uo pipefail
+rtdg=$1 mpiexec=$2 config=$3
+shift 3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMP_NUM_THREADS=1 RTDG_TUNE=off
+common=(--set run.backend=host "$@")
+fail() { echo "FAILED: $*"; exit 1; }
+if printf '%s\n' "$@" | grep -qx 'run.backend=cuda'; then
+  command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
+fi
+run() { local dir=$1; shift; timeout 300 "$@" "$config" --set "run.output_dir=\"$work/$dir\"" "${common[@]}" > "$work/$dir.log" 2>&1; }
+
+# The largest relative difference of two CSV files of numbers (same header, same shape), over
+# the entries; |a - b| / max(|a|, |b|, 1e-300). Prints it; fails on another shape.
+compare_csv() {
+  awk -F, -v limit="$3" '
+    NR == FNR { row[FNR] = $0; rows = FNR; next }
+    FNR == 1 { if ($0 != row[1]) { print "headers differ"; bad = 1 } ; next }
+    {
+      n = split(row[FNR], a, ",")
+      if (n != NF) { print "row " FNR ": " n " vs " NF " columns"; bad = 1; next }
+      for (i = 1; i <= NF; ++i) {
+        x = a[i] + 0; y = $i + 0
+        d = x - y; if (d < 0) d = -d
+        s = (x < 0 ? -x : x); t = (y < 0 ? -y : y); if (t > s) s = t; if (s < 1e-300) s = 1e-300
+        if (d / s > worst) worst = d / s
+      }
+    }
+    END {
+      if (FNR != rows) { print "rows differ: " rows " vs " FNR; bad = 1 }
+      printf "%.3g\n", worst + 0
+      exit (bad || worst > limit) ? 1 : 0
+    }' "$1" "$2"
+}
+
+run serial "$rtdg" run || { cat "$work/serial.log"; fail "serial run"; }
+ls "$work/serial/farfield/"*.csv > /dev/null 2>&1 || { cat "$work/serial.log"; fail "the serial run wrote no far field"; }
+# Some far field, not zeros everywhere (a zero field is 0 in the cuts' value column, -3000 dB).
+cat "$work"/serial/farfield/f*_*.csv | awk -F, '$1 ~ /^[0-9.e+-]+$/ && $0 !~ /,-3000(,|$)/ { n++ } END { exit n ? 0 : 1 }' ||
+  fail "the serial run's far field is zero everywhere: sample after the scattered wave reached the surface"
+farfield_cut=0 tfsf_cut=0
+check_farfield() {
+  local dir=$1 what=$2
+  for csv in "$work"/serial/farfield/*.csv; do
+    local other="$work/$dir/farfield/$(basename "$csv")"
+    [ -s "$other" ] || fail "$what: no $(basename "$csv")"
+    local worst
+    worst=$(compare_csv "$csv" "$other" 1e-12) || fail "$what: $(basename "$csv") differs from the serial run's ($worst)"
+    echo "$what: $(basename "$csv") max relative difference $worst"
+  done
+}
+for np in 2 3; do
+  run np$np "$mpiexec" -n $np "$rtdg" run || { cat "$work/np$np.log"; fail "$np ranks"; }
+  grep -q "far field: Huygens surface of .* between ranks" "$work/np$np.log" ||
+    { cat "$work/np$np.log"; fail "$np ranks: the far-field log line does not count the faces between ranks"; }
+  grep -q "far field: Huygens surface of .*; 0 faces between ranks" "$work/np$np.log" || farfield_cut=1
+  grep -q "total-field/scattered-field incidence: .* ([1-9][0-9]* between ranks)" "$work/np$np.log" && tfsf_cut=1
+  check_farfield np$np "$np ranks"
+  for probe in "$work"/serial/*.csv; do
+    [ -e "$probe" ] || continue
+    cmp -s "$probe" "$work/np$np/$(basename "$probe")" || fail "$np ranks: probe file $(basename "$probe") differs"
+    echo "$np ranks: probe $(basename "$probe") byte for byte the serial run's"
+  done
+done
+[ $farfield_cut = 1 ] || fail "no far-field face lies between ranks on 2 or 3 ranks, so the exchange is not tested"
+grep -h "far field: Huygens surface" "$work/np2.log" "$work/np3.log"
+if grep -q "total-field/scattered-field incidence" "$work/serial.log"; then
+  [ $tfsf_cut = 1 ] || fail "no total-field/scattered-field face lies between ranks on 2 or 3 ranks, so TF/SF across ranks is not tested"
+  grep -h "total-field/scattered-field incidence" "$work/np2.log" "$work/np3.log"
+fi
+
+# A checkpoint of 3 ranks (the sums in the serial layout) continued on 1 rank into a new
+# folder, and on 2 ranks in its own.
+checkpoint=$(ls "$work/np3/checkpoints/"checkpoint_*.h5 | sort | head -1)
+timeout 300 "$rtdg" run --restart "$checkpoint" --set "run.output_dir=\"$work/np3_on1\"" > "$work/restart1.log" 2>&1 ||
+  { cat "$work/restart1.log"; fail "restart on 1 rank"; }
+check_farfield np3_on1 "3 ranks, continued on 1 from $(basename "$checkpoint")"
+timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" --overwrite > "$work/restart.log" 2>&1 ||
+  { cat "$work/restart.log"; fail "restart on 2 ranks"; }
+grep -q "restarting from" "$work/restart.log" || { cat "$work/restart.log"; fail "the restart log"; }
+check_farfield np3 "3 ranks, continued on 2 from $(basename "$checkpoint")"
+echo "far field in parallel: the serial run's"
