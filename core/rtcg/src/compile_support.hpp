@@ -32,8 +32,9 @@ std::string format_compile_failure(const Program& program, const std::string& ba
 // returns the path written, or "" when dumping is off or failed (a warning is logged).
 std::string dump_source(const Program& program, const std::string& backend, const std::string& full);
 
-// Runs argv[0] with the arguments, no shell; stdout and stderr go to `log`. Returns the exit
-// status (or -1 if it could not start, with the reason in log).
+// Runs argv[0] with the arguments, no shell, in a process group of its own; stdout and stderr go
+// to `log`. Returns the exit status (or -1 if it could not start, with the reason in log).
+// Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set.
 int run_process(const std::vector<std::string>& argv, std::string& log);
 
 }  // namespace rtcg::detail
