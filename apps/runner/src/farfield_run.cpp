@@ -1,5 +1,5 @@
-// FarFieldRun (farfield_run.hpp).
-#include "farfield_run.hpp"
+// FarFieldRun (runner/farfield_run.hpp).
+#include "runner/farfield_run.hpp"
 
 #include <dg/error.hpp>
 #include <dg/incident.hpp>

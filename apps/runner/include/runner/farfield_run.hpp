@@ -1,6 +1,7 @@
 // The far-field transform of a run (docs/scattering.md): the [farfield] config turned into a
 // Huygens surface and running DFTs (dg/farfield.hpp), sampled after steps, stored in
-// checkpoints, and written as CSV and HDF5 at every checkpoint and at the end.
+// checkpoints, and written as CSV and HDF5 at every checkpoint and at the end. Public: `rtdg run`
+// and the Python module (solver.far_field) drive it alike.
 #pragma once
 
 #include "runner/problem.hpp"
