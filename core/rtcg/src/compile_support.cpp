@@ -217,6 +217,11 @@ std::string dump_source(const Program& program, const std::string& backend, cons
   return path.string();
 }
 
+bool& compile_shielded() {
+  thread_local bool shielded = false;
+  return shielded;
+}
+
 int run_process(const std::vector<std::string>& argv, std::string& log) {
   char log_template[] = "/tmp/rtcg-log-XXXXXX";
   const int log_fd = mkstemp(log_template);
@@ -252,7 +257,7 @@ int run_process(const std::vector<std::string>& argv, std::string& log) {
     for (;;) {
       const pid_t done = waitpid(pid, &wait_status, WNOHANG);
       if (done == pid || (done < 0 && errno != EINTR)) break;
-      if (!stopped && stop_compiling().load()) {
+      if (!stopped && stop_compiling().load() && !compile_shielded()) {
         kill(-pid, SIGKILL);  // the compiler and what it started (cc1plus, as, ld)
         stopped = true;
       }

@@ -37,4 +37,19 @@ std::string dump_source(const Program& program, const std::string& backend, cons
 // Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set.
 int run_process(const std::vector<std::string>& argv, std::string& log);
 
+// Per thread: while a ShieldCompiles lives, run_process ignores rtcg::stop_compiling(). The
+// tuner shields its default point, which a stopped tuning still compiles and times so that it
+// has a winner (rtcg/tune_stop.hpp).
+bool& compile_shielded();
+class ShieldCompiles {
+public:
+  ShieldCompiles() : was_(compile_shielded()) { compile_shielded() = true; }
+  ~ShieldCompiles() { compile_shielded() = was_; }
+  ShieldCompiles(const ShieldCompiles&) = delete;
+  ShieldCompiles& operator=(const ShieldCompiles&) = delete;
+
+private:
+  bool was_;
+};
+
 }  // namespace rtcg::detail
