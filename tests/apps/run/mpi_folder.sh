@@ -16,8 +16,9 @@ fail() { echo "FAILED: $*"; exit 1; }
 common=(--set run.backend=host --set output.vtu=false --set output.interval=0.1 --set checkpoint.interval=0.1
         --set checkpoint.keep=10)
 
-# The live entries of a manifest ("+ kind step time path" adds, "- path" removes), sorted.
-listed() { awk 'NR > 1 && $1 == "+" { sub(/^\+ [^ ]+ [^ ]+ [^ ]+ /, ""); live[$0] = 1 } NR > 1 && $1 == "-" { sub(/^- /, ""); delete live[$0] } END { for (p in live) print p }' "$1/.rtdg-manifest" | sort; }
+# The live file entries of a manifest ("+ kind step time path" adds, "- path" removes; folders,
+# kind "folder", left out), sorted.
+listed() { awk 'NR > 1 && $1 == "+" && $2 != "folder" { sub(/^\+ [^ ]+ [^ ]+ [^ ]+ /, ""); live[$0] = 1 } NR > 1 && $1 == "-" { sub(/^- /, ""); delete live[$0] } END { for (p in live) print p }' "$1/.rtdg-manifest" | sort; }
 # The files of a run folder but its lock and manifest, relative, sorted.
 present() { (cd "$1" && find . -type f ! -name .rtdg-manifest ! -name .rtdg-lock | sed 's|^\./||' | sort); }
 
