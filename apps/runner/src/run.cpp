@@ -470,12 +470,6 @@ std::string growth_text(const Setup& s, long long step, double t, double largest
   return text.str();
 }
 
-// The time settings, checked before the first step (docs/running.md, "Time step"): a step from
-// a wave speed that is positive and finite and gives 1e-12 x time.final <= dt <= time.final, a
-// Courant number within the integrator's stability limit (time.allow_unstable = true runs it with
-// a warning), and no more steps or snapshots than time.max_steps and output.max_snapshots.
-// `speed`: the largest wave speed of the state (the law's max_wave_speed), for a cfl-based step.
-// A cfl-based step needs a positive, finite wave speed: said with the law file that gave it.
 // "; it is nan at node 3 of element 7 (x = ...), where rho = ..." for a speed that is not finite;
 // empty when this rank's nodes do not give it (another rank's do).
 std::string culprit_text(const dg::Solver& solver, double speed) {
@@ -495,6 +489,12 @@ std::vector<std::uint64_t> sum_mod_2_64(const dg::Communicator& comm, const std:
   return total;
 }
 
+// The time settings, checked before the first step (docs/running.md, "Time step"): a step from
+// a wave speed that is positive and finite and gives 1e-12 x time.final <= dt <= time.final, a
+// Courant number within the integrator's stability limit (time.allow_unstable = true runs it with
+// a warning), and no more steps or snapshots than time.max_steps and output.max_snapshots.
+// `speed`: the largest wave speed of the state (the law's max_wave_speed), for a cfl-based step.
+// A cfl-based step needs a positive, finite wave speed: said with the law file that gave it.
 // A speed that is not finite is described at the first node that gives it (element, node, state).
 void check_wave_speed(const config::RunConfig& cfg, const dg::Solver& solver, double speed) {
   if (!(speed > 0) || !std::isfinite(speed))
