@@ -114,7 +114,7 @@ public:
     std::error_code error;
     size_ = std::filesystem::file_size(file_, error);
     if (error || !reader_.open()) fail(file_.string(), "cannot read the mesh file");
-    bool nodes = false, elements = false;
+    bool nodes = false, elements = false, names = false, entities = false;
     std::string marker;
     // At each line start: a section marker, or skip to the next line (lines are read up to 64
     // bytes; the rest of a longer one is skipped, so a binary payload costs no memory).
@@ -128,11 +128,17 @@ public:
           fail(file_.string(), "not a Gmsh mesh file: it does not start with $MeshFormat");
         read_format();
       } else if (marker == "$Nodes" && !nodes) {
-        section("$Nodes", "node", line);
+        section("$Nodes", "nodes", line, format_.major == 4 ? 2 : 1, false);
         nodes = true;
       } else if (marker == "$Elements" && !elements) {
-        section("$Elements", "element", line);
+        section("$Elements", "elements", line, format_.major == 4 ? 2 : 1, false);
         elements = true;
+      } else if (marker == "$PhysicalNames" && !names) {
+        section("$PhysicalNames", "physical names", line, 1, true);  // text in binary files too
+        names = true;
+      } else if (marker == "$Entities" && format_.major == 4 && !entities) {
+        section("$Entities", "entities", line, 4, false);  // points, curves, surfaces, volumes
+        entities = true;
       }
       if (reader_.offset() >= size_) break;
     }
@@ -162,32 +168,32 @@ private:
     format_.size_t_bytes = static_cast<std::size_t>(data_size);
   }
 
-  // The counts after a section marker at `line`: MSH 2 and 3 give "count" on the next line;
-  // MSH 4 "blocks count [min-tag max-tag]", as text or (binary) as data-size-byte integers.
-  void section(const char* marker, const std::string& noun, long long marker_line) {
+  // The `wanted` counts after a section marker at `line`: MSH 2 and 3 give "count" on the next
+  // line; MSH 4 "blocks count [min-tag max-tag]" ($Entities: points curves surfaces volumes), as
+  // text or (binary, unless `text`) as data-size-byte integers. `what` names the entries.
+  void section(const char* marker, const std::string& what, long long marker_line, std::size_t wanted, bool text) {
     const std::uintmax_t limit = size_ / kMshMinimumEntryBytes;
-    const bool binary_counts = format_.major == 4 && format_.binary;
+    const bool binary_counts = format_.major == 4 && format_.binary && !text;
     const long long line = reader_.line_number();
     std::vector<std::uintmax_t> counts;
     if (binary_counts) {
       const std::size_t n = format_.size_t_bytes;
-      const std::string raw = reader_.bytes(2 * n);
-      if (raw.size() < 2 * n)
+      const std::string raw = reader_.bytes(wanted * n);
+      if (raw.size() < wanted * n)
         fail_at(marker_line, 1, std::string(marker) + " is cut off: the file ends inside its counts");
-      for (std::size_t i = 0; i < 2; ++i) {
+      for (std::size_t i = 0; i < wanted; ++i) {
         std::uintmax_t value = 0;
         for (std::size_t b = n; b-- > 0;) value = (value << 8) | static_cast<unsigned char>(raw[i * n + b]);
         counts.push_back(value);
       }
     } else {
-      std::string text;
-      const bool short_line = reader_.line(text, 256);
-      const std::vector<Word> fields = words(text);
-      const std::size_t wanted = format_.major == 4 ? 2 : 1;
+      std::string line_text;
+      const bool short_line = reader_.line(line_text, 256);
+      const std::vector<Word> fields = words(line_text);
       if (!short_line || fields.size() < wanted)
-        fail_at(line, 1, "the line after " + std::string(marker) + " must give the " + noun + " count" +
-                             (format_.major == 4 ? " ('blocks " + noun + "s min-tag max-tag')" : std::string()) +
-                             ", not '" + text.substr(0, 64) + "'");
+        fail_at(line, 1, "the line after " + std::string(marker) + " must give " +
+                             (wanted == 1 ? "the number of " + what : std::to_string(wanted) + " counts") +
+                             ", not '" + line_text.substr(0, 64) + "'");
       for (std::size_t i = 0; i < fields.size(); ++i) {
         std::uintmax_t value = 0;
         if (!whole_number(fields[i].text, value))
@@ -199,7 +205,9 @@ private:
     }
     for (std::size_t i = 0; i < counts.size(); ++i) {
       if (counts[i] <= limit) continue;
-      const std::string name = counts.size() == 1 || i == 1 ? noun + "s" : "entity blocks";
+      // MSH 4's $Nodes and $Elements give the entity blocks first.
+      const bool blocks = wanted == 2 && i == 0;
+      const std::string name = blocks ? std::string("entity blocks") : what;
       const std::string message = std::string(marker) + " declares " + std::to_string(counts[i]) + " " + name +
                                   ", more than a file of " + std::to_string(size_) + " bytes can hold (at most " +
                                   std::to_string(limit) + "): the file is truncated or damaged";

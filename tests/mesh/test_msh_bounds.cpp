@@ -74,6 +74,21 @@ TEST_F(MshBounds, ACountTheFileCannotHoldIsRefusedBeforeGmshAllocates) {
               StartsWith((folder / "big4.msh").string() + ":15:1: $Elements declares 99999999999 elements"));
 }
 
+// The other counts Gmsh reads a section by: $PhysicalNames (any version) and $Entities (MSH 4).
+TEST_F(MshBounds, PhysicalNamesAndEntitiesAreBoundedToo) {
+  const TemporaryFolder folder;
+  std::string text = square("4");
+  text.replace(text.find("$PhysicalNames\n2\n"), 17, "$PhysicalNames\n2000000000\n");
+  write_text(folder / "names.msh", text);
+  EXPECT_THAT(load_error(folder / "names.msh"),
+              StartsWith((folder / "names.msh").string() + ":5:1: $PhysicalNames declares 2000000000 physical names"));
+  write_text(folder / "entities.msh", "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Entities\n3 0 1e9 0\n");
+  EXPECT_EQ(load_error(folder / "entities.msh"),
+            (folder / "entities.msh").string() +
+                ":5:5: '1e9' after $Entities is not a whole number: MSH counts and tags are written as integers (the "
+                "file is damaged, or was not written by Gmsh)");
+}
+
 TEST_F(MshBounds, ABadFormatLineIsNamed) {
   const TemporaryFolder folder;
   write_text(folder / "v9.msh", "$MeshFormat\n9.0 0 8\n$EndMeshFormat\n");
