@@ -31,8 +31,9 @@ std::array<double, 3> reference_normal(Shape shape, int f) {
     if (mesh.dim == 3) message << ", " << c[2];
     message << ")";
   }
-  message << "): the element is degenerate or negatively oriented; build meshes with "
-             "rtdg::mesh::build_mesh, which orients them";
+  message << "): the element is degenerate or inverted (its vertices must be counter-clockwise in 2D, of "
+             "positive volume in 3D); rtdg's mesh readers (rtdg mesh, mesh::load_mesh) orient elements and "
+             "refuse degenerate ones, naming the file";
   throw Error(message.str());
 }
 

@@ -3,6 +3,7 @@
 #include "fluxes/lower.hpp"
 #include "fluxes/printer.hpp"
 
+#include <cmath>
 #include <optional>
 
 namespace fluxes {
@@ -21,6 +22,12 @@ std::vector<double> resolve_parameters(const Law& law, const std::vector<Paramet
       continue;
     }
     const ParameterDecl& p = law.parameters[s.index];
+    // NaN passes every comparison with min and max; an infinity is no parameter value either.
+    if (!std::isfinite(o.value)) {
+      problems.add(o.where, "parameter '" + p.name + "' = " + shortest_decimal(o.value) +
+                                " is not a finite number; give a finite value (declared at " + to_string(p.where) + ")");
+      continue;
+    }
     if ((p.min && o.value < *p.min) || (p.max && o.value > *p.max)) {
       problems.add(o.where, "parameter '" + p.name + "' = " + shortest_decimal(o.value) + " is outside [" +
                                 (p.min ? shortest_decimal(*p.min) : "-inf") + ", " +

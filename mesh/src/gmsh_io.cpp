@@ -4,6 +4,7 @@
 #include "mesh/error.hpp"
 
 #include "gmsh_support.hpp"
+#include "msh_scan.hpp"
 #include "temp_file.hpp"
 #include "text.hpp"
 
@@ -95,6 +96,7 @@ void load_into_gmsh(const std::filesystem::path& file, const Parameters& paramet
       fail(source, "parameters (-D " + parameters.begin()->first + "=...) apply to .geo files, not to a .msh mesh");
     }
     require_msh_header(file);
+    scan_msh(file);  // counts Gmsh would allocate by, checked against the file's size
     run_gmsh(source, [&] { gmsh::open(source); });
   } else {
     fail(source, "unknown mesh file type '" + extension + "'; Gmsh input is .geo (geometry) or .msh (mesh)");

@@ -4,7 +4,7 @@
 // drives the time loop.
 #include "common.hpp"
 
-#include "farfield_run.hpp"  // apps/runner/src: the far-field transform of a run
+#include <runner/farfield_run.hpp>
 
 #include <config/run_config.hpp>
 #include <dg/error.hpp>

@@ -5,13 +5,19 @@
 // NaN, which the runner turns into its "left the law's valid range" error.
 #include "euler_support.hpp"
 
+#include <dg/error.hpp>
 #include <dg/wave_speed.hpp>
 #include <fluxes/evaluate.hpp>
 #include <rtcg/backend.hpp>
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 
@@ -135,8 +141,18 @@ TEST_P(WaveSpeed, NanAnywhereGivesNan) {
   solver->set_state(negative);
   EXPECT_TRUE(std::isnan(reference_speed(c, negative)));
   EXPECT_TRUE(std::isnan(solver->max_wave_speed()));
+  // The culprit is named: the first node whose speed is NaN, with its element and state.
+  const std::size_t Np = static_cast<std::size_t>(c.disc.element.Np);
+  const std::size_t node = nodes / 3;
+  const std::string culprit = wave_speed_culprit(*solver);
+  EXPECT_EQ(culprit.rfind("nan at node " + std::to_string(node % Np) + " of element " + std::to_string(node / Np) + " (x = ",
+                          0),
+            0u)
+      << culprit;
+  EXPECT_NE(culprit.find("), where " + c.law.component_names()[0] + " = -0.5, "), std::string::npos) << culprit;
   // And the valid state again: no NaN left behind.
   solver->set_state(q);
+  EXPECT_EQ(wave_speed_culprit(*solver), "");
   EXPECT_NEAR(solver->max_wave_speed(), reference_speed(c, q), 1e-14 * reference_speed(c, q));
 }
 
@@ -157,6 +173,76 @@ TEST(WaveSpeedPerElement, ReadsEachElementsParameters) {
     EXPECT_GT(expected, std::sqrt(20.0));  // above what the uniform g = 9.81 allows
     EXPECT_NEAR(solver->max_wave_speed(), expected, 1e-14 * expected);
   }
+}
+
+// A law whose max_wave_speed is negative somewhere: the law's error, refused with the expression's
+// location and the node (it was taken as |speed| and run). Advection with the speed written as
+// `speed`, on the state u = x + y - 1 of the unit square (negative where x + y < 1).
+struct NegativeSpeed {
+  std::filesystem::path file;
+  fluxes::Law law;
+  explicit NegativeSpeed(const std::string& speed) {
+    file = std::filesystem::temp_directory_path() / ("rtdg-negative-speed-" + std::to_string(::getpid()) + ".toml");
+    std::ifstream in(law_path("advection"));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string line = "max_wave_speed = \"norm(vec(ax, ay))\"";
+    text.replace(text.find(line), line.size(), "max_wave_speed = \"" + speed + "\"");
+    std::ofstream(file) << text;
+    law = fluxes::read_law(file);
+  }
+  ~NegativeSpeed() { std::filesystem::remove(file); }
+  NegativeSpeed(const NegativeSpeed&) = delete;
+  NegativeSpeed& operator=(const NegativeSpeed&) = delete;
+};
+
+std::string speed_error(const NegativeSpeed& law, const std::vector<double>& parameters, bool set_state) {
+  const mesh::Mesh mesh = test::periodic_square(2, {0, 0, 0}, {1, 1, 0});
+  const Discretization disc = discretize(mesh, 2);
+  SolverSetup setup;
+  setup.law = &law.law;
+  setup.parameters = parameters;
+  Solver solver(host(), disc, setup);
+  if (set_state) {
+    std::vector<double> u(static_cast<std::size_t>(disc.K * disc.element.Np));
+    for (int k = 0; k < disc.K; ++k)
+      for (int i = 0; i < disc.element.Np; ++i)
+        u[static_cast<std::size_t>(k * disc.element.Np + i)] = disc.x(i, k) + disc.y(i, k) - 1;
+    solver.set_state(u);
+  }
+  try {
+    const double speed = solver.max_wave_speed();
+    return "accepted: " + std::to_string(speed);
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
+TEST(WaveSpeedSign, NegativeSpeedOfTheStateIsRefusedWithTheNode) {
+  const NegativeSpeed law("u");
+  const std::string error = speed_error(law, fluxes::resolve_parameters(law.law), true);
+  EXPECT_EQ(error.rfind("the law's max_wave_speed (" + law.file.string() + ":9:19) is -", 0), 0u) << error;
+  EXPECT_NE(error.find(" at node "), std::string::npos) << error;
+  EXPECT_NE(error.find("), where u = -"), std::string::npos) << error;
+  EXPECT_NE(error.find("a wave speed is >= 0"), std::string::npos) << error;
+  // A speed >= 0 everywhere passes (abs(u) of the same state).
+  const NegativeSpeed fixed("abs(u)");
+  EXPECT_EQ(speed_error(fixed, fluxes::resolve_parameters(fixed.law), true).rfind("accepted: ", 0), 0u);
+}
+
+TEST(WaveSpeedSign, NegativeSpeedFromAParameterIsRefused) {
+  // ax is read at run time: the reduction sees the sign.
+  const NegativeSpeed law("ax");
+  const std::string error = speed_error(law, fluxes::resolve_parameters(law.law, {{"ax", -2.0, {}}}), false);
+  EXPECT_EQ(error.rfind("the law's max_wave_speed (" + law.file.string() + ":9:19) is -2 at node 0 of element 0 (x = ",
+                        0),
+            0u)
+      << error;
+  // A constant: refused without a node.
+  const NegativeSpeed constant("-1");
+  EXPECT_EQ(speed_error(constant, fluxes::resolve_parameters(constant.law), false),
+            "the law's max_wave_speed (" + constant.file.string() +
+                ":9:19) is -1 at every node (its parameters are constants): a wave speed is >= 0, the largest "
+                "|eigenvalue| of the flux Jacobian; fix the expression or the parameters");
 }
 
 INSTANTIATE_TEST_SUITE_P(Laws, WaveSpeed, ::testing::Values("euler2d", "shallow_water"),

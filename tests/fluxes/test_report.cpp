@@ -1,6 +1,9 @@
 // `rtdg law check`'s report: what it lists, the code it shows, and the errors it passes on.
 #include "helpers.hpp"
 
+#include <cmath>
+#include <limits>
+
 namespace fluxes::test {
 namespace {
 
@@ -34,6 +37,31 @@ TEST(Report, FloatAndOverrides) {
   EXPECT_NE(report.find("  ax        = 2       run time: param[0]"), std::string::npos) << report;
   EXPECT_NE(report.find("const float t0"), std::string::npos);
   EXPECT_EQ(report.find("double"), std::string::npos);
+}
+
+// `rtdg law check --set sigma=nan`: NaN passes the min/max comparisons, so without its own check
+// it reached the constant folding and was blamed on a line of the law file.
+TEST(Report, NonFiniteOverrideIsBlamedOnTheOverride) {
+  const Location where{"command line (--set #1)", 0, 0};
+  for (const double value : {std::nan(""), std::numeric_limits<double>::infinity()}) {
+    ReportOptions options;
+    options.overrides = {{"sigma", value, where}};
+    try {
+      check_law_report(law_path("maxwell2d_tm.toml"), options);
+      ADD_FAILURE() << "a non-finite sigma was accepted";
+    } catch (const Error& e) {
+      ASSERT_EQ(e.diagnostics().size(), 1u);
+      EXPECT_EQ(to_string(e.diagnostics()[0].where), "command line (--set #1)");
+      EXPECT_NE(e.diagnostics()[0].message.find("parameter 'sigma' = " + std::string(std::isnan(value) ? "nan" : "inf") +
+                                                " is not a finite number"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  // A run-time parameter too (ax is not constant: NaN would have reached the kernels unseen).
+  ReportOptions options;
+  options.overrides = {{"ax", std::nan(""), where}};
+  EXPECT_THROW(check_law_report(law_path("advection.toml"), options), Error);
 }
 
 TEST(Report, InvalidLawsThrowWithLocations) {

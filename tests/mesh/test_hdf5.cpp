@@ -161,5 +161,20 @@ TEST(MeshHdf5, DamagedConnectivityIsAnErrorNotACrash) {
   EXPECT_THAT(read_error(folder / "mesh.h5"), HasSubstr("EToV[1][1] = 99 (4 vertices)"));
 }
 
+// An element whose vertices were swapped after writing: named with the file when read, not left
+// for the solver to meet as a negative Jacobian.
+TEST(MeshHdf5, InvertedElementIsNamedWithTheFile) {
+  const TemporaryFolder folder;
+  const Mesh mesh = build_mesh(testing::structured_square(1, true));
+  write_hdf5(mesh, folder / "mesh.h5");
+  const int nvert = mesh.num_element_vertices();
+  poke_int(folder / "mesh.h5", "EToV", hsize_t(nvert + 1), mesh.EToV[1][2]);
+  poke_int(folder / "mesh.h5", "EToV", hsize_t(nvert + 2), mesh.EToV[1][1]);
+  const std::string error = read_error(folder / "mesh.h5");
+  EXPECT_THAT(error, ::testing::StartsWith((folder / "mesh.h5").string() + ": element 1 ("));
+  EXPECT_THAT(error, HasSubstr(") is inverted: signed volume -"));
+  EXPECT_THAT(error, HasSubstr("elements must be counter-clockwise (2D)"));
+}
+
 }  // namespace
 }  // namespace rtdg::mesh

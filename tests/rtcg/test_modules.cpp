@@ -143,6 +143,28 @@ TEST(HostModule, NameExpressionFindsATemplateInstance) {
   EXPECT_EQ(module->lowered_name("scale<float, 3>"), "rtcg_expr_0");
 }
 
+// Kernels named like functions of libraries loaded before the module (libc's getpid and clock,
+// which no header of the dialect declares): each launch runs the module's kernel, not libc's
+// function (ELF interposition, which the host compiler's -fvisibility=hidden rules out).
+TEST(HostModule, AKernelNamedLikeALibcFunctionRunsItself) {
+  auto& backend = rtcg::backend("host");
+  for (const std::string name : {"getpid", "clock", "getppid"}) {
+    SCOPED_TRACE(name);
+    rtcg::Program program;
+    program.name = "libc_name_" + name;
+    program.source = "RTCG_KERNEL(" + name + ")(double* y, long long n) { RTCG_GLOBAL_LOOP(i, n) { y[i] = 2.0 * i + 1; } }\n";
+    auto kernel = backend.compile(program)->kernel(name);
+    const long long n = 5;
+    std::vector<double> y(n, -1.0);
+    void* dy = backend.allocate(n * sizeof(double));
+    backend.copy_to_device(dy, y.data(), n * sizeof(double));
+    (*kernel)(rtcg::LaunchShape{}, dy, n);
+    backend.copy_to_host(y.data(), dy, n * sizeof(double));
+    backend.deallocate(dy);
+    EXPECT_EQ(y, (std::vector<double>{1, 3, 5, 7, 9}));
+  }
+}
+
 TEST(HostModule, SameProgramGivesTheSameModuleAndAChangedOneANewModule) {
   auto& backend = rtcg::backend("host");
   auto first = backend.compile(axpy_program());

@@ -10,8 +10,11 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <fluxes/text_file.hpp>
 #include <fstream>
 #include <vector>
@@ -175,6 +178,40 @@ void merge(toml::table& into, toml::table& from) {
   }
 }
 
+// Written as a decimal number is (digits, signs, points, exponents, underscores), starting as
+// one does: a digit, or a sign or point followed by one. "2d" is a word, "1e400" a number.
+bool looks_numeric(const std::string& value) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!std::all_of(value.begin(), value.end(), [&](char c) { return digit(c) || std::strchr("+-._eE", c) != nullptr; }))
+    return false;
+  std::size_t at = value[0] == '+' || value[0] == '-' ? 1 : 0;
+  if (at < value.size() && value[at] == '.') ++at;
+  return at < value.size() && digit(value[at]);
+}
+
+// A decimal number strtod reads whole but only as an overflow (1e400) or underflow (1e-400).
+bool is_out_of_range(const std::string& value) {
+  std::string plain;
+  for (const char c : value)
+    if (c != '_') plain.push_back(c);
+  errno = 0;
+  char* end = nullptr;
+  (void)std::strtod(plain.c_str(), &end);
+  return end == plain.c_str() + plain.size() && errno == ERANGE;
+}
+
+// toml++ says "'1e400' could not be interpreted as a value" for a number beyond a double's
+// range: say which limit it is.
+std::string range_hint(std::string_view description) {
+  const auto open = description.find('\'');
+  const auto close = open == std::string_view::npos ? open : description.find('\'', open + 1);
+  if (close == std::string_view::npos) return {};
+  const std::string quoted(description.substr(open + 1, close - open - 1));
+  return !quoted.empty() && looks_numeric(quoted) && is_out_of_range(quoted)
+             ? " (beyond the range of a double, about 1e-308 to 1.8e308 in magnitude)"
+             : std::string();
+}
+
 enum class Sign { any, positive, nonnegative };
 
 class Reader {
@@ -263,7 +300,7 @@ private:
     } catch (const toml::parse_error& e) {
       const auto& begin = e.source().begin;
       throw Error(Location{display_, static_cast<int>(begin.line), static_cast<int>(begin.column)},
-                  "invalid TOML: " + std::string(e.description()));
+                  "invalid TOML: " + std::string(e.description()) + range_hint(e.description()));
     }
   }
 
@@ -300,6 +337,14 @@ private:
     if (!parsed) {
       if (value.front() == '"' || value.front() == '\'' || value.front() == '[' || value.front() == '{') {
         error(where, "invalid TOML value '" + value + "': " + problem);
+        return;
+      }
+      // A value that reads as a number to a person (1e400, 1.5.2, 0x1p3) is not taken for a
+      // string: that would only be refused later as "got a string".
+      if (looks_numeric(value)) {
+        error(where, "'" + value + "' is not a number TOML can hold" +
+                         (is_out_of_range(value) ? " (beyond the range of a double, about 1e-308 to 1.8e308 in magnitude)" : "") +
+                         ": " + problem + "; a string is written --set 'key=\"" + value + "\"'");
         return;
       }
       parsed = try_parse(key + " = " + detail::toml_string(value), label, problem);  // a bare word: a string

@@ -195,7 +195,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   try {
     int elements = 0;
-    (void)rtdg::output::read_solution_rows(file, 1, 1, elements);
+    // One reader of one row: its checksum terms are not the whole dataset's, so an undamaged
+    // file is refused too; what matters is that every refusal is a message.
+    (void)rtdg::output::read_solution_rows(file, 1, 1, elements, [](const std::vector<std::uint64_t>& p) { return p; });
   } catch (const rtdg::output::Error& e) {
     if (std::string(e.what()).rfind(file.string(), 0) != 0) __builtin_trap();
   }

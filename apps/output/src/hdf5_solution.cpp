@@ -15,6 +15,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 
@@ -186,6 +187,33 @@ bool verify_checksum(hid_t location, const std::string& name, const std::string&
   return true;
 }
 
+// The checksum of a [K][Np] dataset read by rows: what is stored, and the sum of this reader's
+// rows' terms (sum64 from the rows' first index), completed over the readers by read_contents.
+struct RowsChecksum {
+  std::string path, stored;
+  std::uint64_t rows_sum = 0;
+};
+
+// Adds dataset `name`'s rows (`values`, from row `first_row` of rows of `Np`) to `checksums` when
+// it carries a checksum.
+void add_rows_checksum(hid_t location, const std::string& name, const std::string& path, const std::vector<double>& values,
+                       bool float32, hsize_t first_row, int Np, std::vector<RowsChecksum>& checksums,
+                       const std::string& source) {
+  const h5::Handle dataset(H5Dopen2(location, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dataset.valid() || !h5::has_attribute(dataset.get(), "checksum")) return;
+  RowsChecksum checksum;
+  checksum.path = path;
+  checksum.stored = h5::read_string_attribute(dataset.get(), "checksum", source);
+  const auto first_index = static_cast<std::uint64_t>(first_row * static_cast<hsize_t>(Np));
+  if (float32) {
+    const std::vector<float> rounded(values.begin(), values.end());
+    checksum.rows_sum = sum64(rounded.data(), rounded.size(), sizeof(float), first_index);
+  } else {
+    checksum.rows_sum = sum64(values.data(), values.size(), sizeof(double), first_index);
+  }
+  checksums.push_back(std::move(checksum));
+}
+
 // /extras/<name>: every dataset of the group, 1D float64 (absent in files without extras).
 void read_extras(hid_t file, Solution& s, const std::string& source) {
   if (H5Lexists(file, "extras", H5P_DEFAULT) <= 0) return;
@@ -231,9 +259,9 @@ void check_format(hid_t file, const std::string& source) {
 }
 
 // The whole solution, or with `rows` only rows [first, first + rows) of its elements (then K =
-// rows; the file's K in *elements).
+// rows; the file's K in *elements), their checksums completed by `sum_over_readers`.
 Solution read_contents(hid_t file, const std::string& source, long long first = 0, std::optional<int> rows = std::nullopt,
-                       int* elements = nullptr) {
+                       int* elements = nullptr, const ChecksumSum* sum_over_readers = nullptr) {
   check_format(file, source);
   Solution s;
   const std::string shape = h5::read_string_attribute(file, "shape", source);
@@ -274,14 +302,17 @@ Solution read_contents(hid_t file, const std::string& source, long long first = 
     s.K = *rows;
   }
   const hsize_t first_row = static_cast<hsize_t>(first);
+  std::vector<RowsChecksum> rows_checksums;
   {
     const h5::Handle coordinates = h5::open_group(file, "coordinates", source);
     for (int d = 0; d < s.dim; ++d) {
       const std::string name = coordinate_name(d);
       h5::read_doubles(coordinates.get(), name, "/coordinates/" + name, dims, coordinate(s, d), source, first_row,
                        row_count);
-      // A block of rows cannot be checked against the whole dataset's checksum.
       if (!rows) s.checksums += verify_checksum(coordinates.get(), name, "/coordinates/" + name, coordinate(s, d), false, source);
+      else if (sum_over_readers)
+        add_rows_checksum(coordinates.get(), name, "/coordinates/" + name, coordinate(s, d), false, first_row, s.Np,
+                          rows_checksums, source);
     }
   }
   const h5::Handle fields = h5::open_group(file, "fields", source);
@@ -293,7 +324,27 @@ Solution read_contents(hid_t file, const std::string& source, long long first = 
         h5::read_doubles(fields.get(), s.names[c], "/fields/" + s.names[c], dims, component, source, first_row, row_count);
     if (!rows)
       s.checksums += verify_checksum(fields.get(), s.names[c], "/fields/" + s.names[c], component, stored_size == sizeof(float), source);
+    else if (sum_over_readers)
+      add_rows_checksum(fields.get(), s.names[c], "/fields/" + s.names[c], component, stored_size == sizeof(float),
+                        first_row, s.Np, rows_checksums, source);
     std::copy(component.begin(), component.end(), s.values.begin() + static_cast<std::ptrdiff_t>(c * nodes));
+  }
+  if (sum_over_readers) {
+    // Every reader's rows together: the whole dataset's sum, compared with what is stored.
+    std::vector<std::uint64_t> partial;
+    for (const RowsChecksum& c : rows_checksums) partial.push_back(c.rows_sum);
+    const std::vector<std::uint64_t> total = (*sum_over_readers)(partial);
+    if (total.size() != partial.size())
+      throw std::invalid_argument("read_solution_rows: the checksum sum gave " + std::to_string(total.size()) +
+                                  " values for " + std::to_string(partial.size()));
+    for (std::size_t i = 0; i < total.size(); ++i) {
+      if (rows_checksums[i].stored != checksum_text(total[i]))
+        fail(source, "dataset '" + rows_checksums[i].path + "' does not match its checksum (stored " +
+                         rows_checksums[i].stored + ", its values give " + checksum_text(total[i]) +
+                         "): the file was changed or damaged after rtdg wrote it; use another copy, or restart from "
+                         "another checkpoint of the run");
+      ++s.checksums;
+    }
   }
   read_extras(file, s, source);
   if (h5::has_attribute(file, "header_checksum")) {
@@ -518,11 +569,15 @@ Solution read_solution(const std::filesystem::path& file) {
   return read_contents(handle.get(), source);
 }
 
-Solution read_solution_rows(const std::filesystem::path& file, long long first, int rows, int& elements) {
+Solution read_solution_rows(const std::filesystem::path& file, long long first, int rows, int& elements,
+                            const ChecksumSum& sum_over_readers) {
+  if (rows != 0 && !sum_over_readers)
+    throw std::invalid_argument("read_solution_rows: rows of " + file.string() +
+                                " are read only with a sum_over_readers to verify their checksums");
   const std::string source = file.string();
   const h5::QuietErrors quiet;
   const h5::Handle handle = open_for_reading(file, source);
-  return read_contents(handle.get(), source, first, rows, &elements);
+  return read_contents(handle.get(), source, first, rows, &elements, sum_over_readers ? &sum_over_readers : nullptr);
 }
 
 std::string read_node_set(const std::filesystem::path& file) {

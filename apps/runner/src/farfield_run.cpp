@@ -1,5 +1,7 @@
-// FarFieldRun (farfield_run.hpp).
-#include "farfield_run.hpp"
+// FarFieldRun (runner/farfield_run.hpp).
+#include "runner/farfield_run.hpp"
+
+#include "parallel_run.hpp"
 
 #include <dg/error.hpp>
 #include <dg/halo.hpp>

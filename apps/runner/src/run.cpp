@@ -1,7 +1,7 @@
 // `rtdg run` (runner/run.hpp): set-up, the time loop, output and restart.
 #include "runner/run.hpp"
 
-#include "farfield_run.hpp"
+#include "runner/farfield_run.hpp"
 #include "parallel_run.hpp"
 #include "progress.hpp"
 #include "runner/problem.hpp"
@@ -13,6 +13,7 @@
 #include <dg/parallel.hpp>
 #include <dg/solver.hpp>
 #include <dg/tuning.hpp>
+#include <dg/wave_speed.hpp>
 #include <fluxes/diagnostics.hpp>
 #include <fluxes/law.hpp>
 #include <fluxes/law_lowering.hpp>
@@ -35,6 +36,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -50,10 +52,20 @@ std::atomic<int>& stop_signal() {
 
 namespace {
 
-// Also stops a tuning at set-up after the variant it is timing (rtcg/tune_stop.hpp).
+// True while the run is set up (kernels generated, compiled and tuned): nothing is written yet,
+// so a signal may abandon a host compile in progress. Afterwards a compile (a kernel made on
+// first use) runs to its end and the run stops at its next step, with a checkpoint.
+std::atomic<bool>& setting_up() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+// Also stops a tuning at set-up after the variant it is timing, and a host compile at set-up
+// (rtcg/tune_stop.hpp).
 void handle_signal(int signal) {
   stop_signal().store(signal);
   rtcg::tune::stop_tuning().store(true);
+  if (setting_up().load()) rtcg::stop_compiling().store(true);
 }
 
 // Installs the SIGINT/SIGTERM handlers for the duration of a run and restores the old ones.
@@ -62,6 +74,8 @@ public:
   SignalGuard() {
     stop_signal().store(0);
     rtcg::tune::stop_tuning().store(false);
+    rtcg::stop_compiling().store(false);
+    setting_up().store(true);
     struct sigaction action {};
     action.sa_handler = handle_signal;
     sigemptyset(&action.sa_mask);
@@ -69,7 +83,9 @@ public:
     sigaction(SIGTERM, &action, &old_term_);
   }
   ~SignalGuard() {
+    setting_up().store(false);
     rtcg::tune::stop_tuning().store(false);
+    rtcg::stop_compiling().store(false);
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
   }
@@ -474,17 +490,38 @@ std::string growth_text(const Setup& s, long long step, double t, double largest
   return text.str();
 }
 
+// "; it is nan at node 3 of element 7 (x = ...), where rho = ..." for a speed that is not finite;
+// empty when this rank's nodes do not give it (another rank's do).
+std::string culprit_text(const dg::Solver& solver, double speed) {
+  if (std::isfinite(speed)) return {};
+  const std::string where = dg::wave_speed_culprit(solver);
+  return where.empty() ? std::string() : "; it is " + where;
+}
+
+// Sums over the ranks mod 2^64 (checksums): in 16-bit limbs, each summed exactly as a long long.
+std::vector<std::uint64_t> sum_mod_2_64(const dg::Communicator& comm, const std::vector<std::uint64_t>& values) {
+  std::vector<std::uint64_t> total(values.size(), 0);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (int limb = 0; limb < 4; ++limb) {
+      const auto part = static_cast<long long>((values[i] >> (16 * limb)) & 0xffffU);
+      total[i] += static_cast<std::uint64_t>(comm.sum(part)) << (16 * limb);
+    }
+  return total;
+}
+
 // The time settings, checked before the first step (docs/running.md, "Time step"): a step from
 // a wave speed that is positive and finite and gives 1e-12 x time.final <= dt <= time.final, a
 // Courant number within the integrator's stability limit (time.allow_unstable = true runs it with
 // a warning), and no more steps or snapshots than time.max_steps and output.max_snapshots.
 // `speed`: the largest wave speed of the state (the law's max_wave_speed), for a cfl-based step.
 // A cfl-based step needs a positive, finite wave speed: said with the law file that gave it.
-void check_wave_speed(const config::RunConfig& cfg, double speed) {
+// A speed that is not finite is described at the first node that gives it (element, node, state).
+void check_wave_speed(const config::RunConfig& cfg, const dg::Solver& solver, double speed) {
   if (!(speed > 0) || !std::isfinite(speed))
     throw std::runtime_error("the largest wave speed of the initial state is " + format_number(speed) +
-                             ", from the law's max_wave_speed (" + cfg.law_file.string() +
-                             "): a time step from time.cfl needs a positive, finite wave speed; fix max_wave_speed, or "
+                             ", from the law's max_wave_speed (" + cfg.law_file.string() + ")" +
+                             culprit_text(solver, speed) +
+                             ": a time step from time.cfl needs a positive, finite wave speed; fix max_wave_speed, or "
                              "the parameters or initial state it is evaluated at, or give a fixed time.dt");
 }
 
@@ -515,7 +552,7 @@ void check_time_settings(const config::RunConfig& cfg, const dg::Solver& solver,
            "smaller time.cfl\n";
   }
   if (!cfg.dt) {
-    check_wave_speed(cfg, speed);
+    check_wave_speed(cfg, solver, speed);
     if (!(dt >= 1e-12 * T) || !(dt <= T))
       throw std::runtime_error("the time step time.cfl (" + format_number(cfg.cfl.value_or(0.5)) +
                                ") x h / wave speed is " + format_number(dt) + ", " +
@@ -649,7 +686,7 @@ RunSummary run(const RunOptions& options) {
     // A parallel run reads the attributes now and each rank its block of rows once the
     // partition is known (below); a serial run reads it all.
     if (dg::world().size() > 1) {
-      restart = output::read_solution_rows(*options.restart, 0, 0, restart_elements);
+      restart = output::read_solution_rows(*options.restart, 0, 0, restart_elements, {});
     } else {
       restart = output::read_solution(*options.restart);
       restart_elements = restart->K;
@@ -697,14 +734,16 @@ RunSummary run(const RunOptions& options) {
   try {
     build(s, log, restart ? restart->plan : std::string());
   } catch (const std::exception&) {
-    // Ctrl-C during set-up also stops a kernel compile in progress (the compiler is in the same
-    // process group): say that, not "compile failed".
+    // A signal during set-up also stops a host compile in progress (rtcg::stop_compiling):
+    // say that, not "compile failed".
     if (const int signal = stop_signal().load()) throw stopped_at_set_up(signal);
     throw;
   }
   // A signal during tuning stopped it after the variant being timed (its measurements kept):
   // the run ends here rather than starting to step.
   if (const int signal = stop_signal().load()) throw stopped_at_set_up(signal);
+  // From here a compile runs to its end (a signal stops the run at its next step instead).
+  setting_up().store(false);
   dg::Solver& solver = *s.solver;
   rtcg::Backend& backend = solver.backend();
   const dg::Communicator& comm = s.comm();
@@ -727,8 +766,10 @@ RunSummary run(const RunOptions& options) {
       // A checkpoint holds the whole mesh however many ranks wrote it: each rank reads its
       // block of rows, checks the block's nodes, and the blocks go to the ranks owning them.
       int elements = 0;
-      const output::Solution block =
-          output::read_solution_rows(*options.restart, s.part.block_first, s.part.block_rows, elements);
+      // The ranks' blocks together verify each dataset's checksum (each adds its rows' terms).
+      const output::Solution block = output::read_solution_rows(
+          *options.restart, s.part.block_first, s.part.block_rows, elements,
+          [&comm](const std::vector<std::uint64_t>& partial) { return sum_mod_2_64(comm, partial); });
       check_checkpoint_nodes(*options.restart, block, s.part.block_xyz, s.part.block_first);
       check_checkpoint_values(*options.restart, block, s.part.block_first);
       solver.set_state(local_from_blocks(s.part, block.values, solver.components(), s.disc.element.Np));
@@ -747,7 +788,7 @@ RunSummary run(const RunOptions& options) {
     step = restart->step;
     log << "[rtdg] restarting from " << options.restart->string() << " at step " << step << ", t = " << format_number(t)
         << "\n";
-    if (!parallel && restart->checksums == 0)
+    if (restart->checksums == 0)
       log << "[rtdg] note: the checkpoint carries no checksums (an older rtdg wrote it), so damage to its values "
              "cannot be detected; they are checked for finiteness and against the mesh only\n";
   } else {
@@ -773,7 +814,7 @@ RunSummary run(const RunOptions& options) {
   // With time.dt_update_every = n the step is re-evaluated from the state at steps 0, n, 2n, ...
   // (below); in between, a restart continues with the step its checkpoint records.
   const double initial_speed = comm.max(solver.max_wave_speed());
-  if (!cfg.dt) check_wave_speed(cfg, initial_speed);
+  if (!cfg.dt) check_wave_speed(cfg, solver, initial_speed);
   s.dt = cfg.dt ? *cfg.dt : restart && restart->dt > 0 && cfg.dt_update_every > 0 ? restart->dt
                                                                                   : comm.min(solver.stable_dt(cfg.cfl.value_or(0.5)));
   double& dt = s.dt;
@@ -1053,7 +1094,7 @@ RunSummary run(const RunOptions& options) {
       const double speed = comm.max(solver.max_wave_speed());
       if (!(speed > 0) || !std::isfinite(speed))
         throw RunFailure("the largest wave speed of the state is " + format_number(speed) + " at step " +
-                         std::to_string(step) + ", t = " + format_number(t) +
+                         std::to_string(step) + ", t = " + format_number(t) + culprit_text(solver, speed) +
                          " (time.dt_update_every re-evaluates the step from it): the state left the law's valid "
                          "range (a negative density or pressure, say)" + checkpoint_text(summary.last_checkpoint) +
                          ". Shock capturing ([stabilization]) or a smaller time.cfl may help.");

@@ -3,12 +3,18 @@
 #include <rtcg/hash.hpp>
 #include <rtcg/log.hpp>
 
+#include <rtcg/error.hpp>
+#include <rtcg/tune_stop.hpp>
+
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -21,6 +27,15 @@
 #include <sstream>
 
 extern char** environ;
+
+namespace rtcg {
+
+std::atomic<bool>& stop_compiling() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+}  // namespace rtcg
 
 namespace rtcg::detail {
 namespace {
@@ -202,6 +217,11 @@ std::string dump_source(const Program& program, const std::string& backend, cons
   return path.string();
 }
 
+bool& compile_shielded() {
+  thread_local bool shielded = false;
+  return shielded;
+}
+
 int run_process(const std::vector<std::string>& argv, std::string& log) {
   char log_template[] = "/tmp/rtcg-log-XXXXXX";
   const int log_fd = mkstemp(log_template);
@@ -217,15 +237,36 @@ int run_process(const std::vector<std::string>& argv, std::string& log) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  // A process group of its own: a terminal's Ctrl-C goes to the foreground group, which is
+  // rtcg's caller's, and it decides (stop_compiling) instead of the compiler dying half-way.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   int status = -1;
   if (spawned != 0) {
     log = "could not start `" + argv[0] + "`: " + std::strerror(spawned);
   } else {
     int wait_status = 0;
-    while (waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+    bool stopped = false;
+    // Polled every 10 ms, so a stop request is obeyed at once whatever the compile's length.
+    for (;;) {
+      const pid_t done = waitpid(pid, &wait_status, WNOHANG);
+      if (done == pid || (done < 0 && errno != EINTR)) break;
+      if (!stopped && stop_compiling().load() && !compile_shielded()) {
+        kill(-pid, SIGKILL);  // the compiler and what it started (cc1plus, as, ld)
+        stopped = true;
+      }
+      const timespec pause{0, 10'000'000};
+      nanosleep(&pause, nullptr);
+    }
+    if (stopped) {
+      close(log_fd);
+      throw Interrupted("the compile (`" + argv[0] + "`) was stopped on request (a signal): nothing was cached");
     }
     status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
     lseek(log_fd, 0, SEEK_SET);

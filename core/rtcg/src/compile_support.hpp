@@ -32,8 +32,24 @@ std::string format_compile_failure(const Program& program, const std::string& ba
 // returns the path written, or "" when dumping is off or failed (a warning is logged).
 std::string dump_source(const Program& program, const std::string& backend, const std::string& full);
 
-// Runs argv[0] with the arguments, no shell; stdout and stderr go to `log`. Returns the exit
-// status (or -1 if it could not start, with the reason in log).
+// Runs argv[0] with the arguments, no shell, in a process group of its own; stdout and stderr go
+// to `log`. Returns the exit status (or -1 if it could not start, with the reason in log).
+// Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set.
 int run_process(const std::vector<std::string>& argv, std::string& log);
+
+// Per thread: while a ShieldCompiles lives, run_process ignores rtcg::stop_compiling(). The
+// tuner shields its default point, which a stopped tuning still compiles and times so that it
+// has a winner (rtcg/tune_stop.hpp).
+bool& compile_shielded();
+class ShieldCompiles {
+public:
+  ShieldCompiles() : was_(compile_shielded()) { compile_shielded() = true; }
+  ~ShieldCompiles() { compile_shielded() = was_; }
+  ShieldCompiles(const ShieldCompiles&) = delete;
+  ShieldCompiles& operator=(const ShieldCompiles&) = delete;
+
+private:
+  bool was_;
+};
 
 }  // namespace rtcg::detail

@@ -180,8 +180,13 @@ public:
   std::vector<double> exact_values(double t) const;
 
   // The largest wave speed over the current state's nodes (the law's max_wave_speed at t = 0),
-  // reduced on the device (dg/wave_speed.hpp); NaN when a node's speed is NaN.
+  // reduced on the device (dg/wave_speed.hpp); NaN when a node's speed is NaN (a state outside
+  // the law's valid range, or not finite), infinity when one is. Throws dg::Error naming the
+  // expression's file:line:column, the element, the node and the state there when a node's
+  // speed is negative: that is the law's mistake, not a speed (dg::wave_speed_culprit names
+  // the node of a NaN or infinite one).
   double max_wave_speed() const;
+
   // The time step for a Courant number cfl: dt = cfl * 2 / ((N + 1)^2 * c_max * max Fscale)
   // (Hesthaven & Warburton's 3D choice; cfl = 1 is their step). Throws dg::Error when the wave
   // speed is zero or not finite (give a fixed dt instead).

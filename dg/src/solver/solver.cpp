@@ -9,6 +9,7 @@
 #include "kernels/geometry_arrays.hpp"
 #include "solver/halo.hpp"
 
+#include <fluxes/emit_c.hpp>
 #include <fluxes/evaluate.hpp>
 #include <fluxes/law_lowering.hpp>
 #include <rtcg/array.hpp>
@@ -1156,24 +1157,60 @@ std::vector<double> Solver::exact_values(double t) const {
   return evaluate_at_nodes(piece, impl_->disc, impl_->setup.parameters, t, nullptr, 0);
 }
 
+namespace {
+
+// "max_wave_speed (file:line:column)": the expression, where the law file has it.
+std::string wave_speed_expression(const fluxes::Law& law) {
+  const fluxes::Expression& e = law.max_wave_speed;
+  return "the law's max_wave_speed" + (e.source ? " (" + fluxes::to_string(e.source->at(0)) + ")" : " (" + law.file + ")");
+}
+
+std::string format_value(double value) {
+  std::ostringstream out;
+  out.precision(17);
+  out << value;
+  return out.str();
+}
+
+}  // namespace
+
 double Solver::max_wave_speed() const {
-  const fluxes::Lowered piece =
-      fluxes::lower_max_wave_speed(*impl_->setup.law, impl_->setup.parameters, impl_->spec.per_element);
-  if (piece.dag.is_constant(piece.outputs.at(0))) return std::abs(piece.dag[piece.outputs[0]].value);
+  const Impl& s = *impl_;
+  const fluxes::Law& law = *s.setup.law;
+  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(law, s.setup.parameters, s.spec.per_element);
+  double speed = 0;
+  if (piece.dag.is_constant(piece.outputs.at(0))) {
+    speed = piece.dag[piece.outputs[0]].value;
+    if (speed < 0)
+      throw Error(wave_speed_expression(law) + " is " + format_value(speed) +
+                  " at every node (its parameters are constants): a wave speed is >= 0, the largest |eigenvalue| of "
+                  "the flux Jacobian; fix the expression or the parameters");
+    return speed;
+  }
   // Reduced on the device: the adaptive time step calls this every few steps, and moving the
   // state to the host for it would cost more than the steps themselves on a GPU.
-  return impl_->engine->max_wave_speed(wave_speed_reduction(*impl_->setup.law, impl_->setup.parameters,
-                                                            impl_->disc.element.Np, impl_->setup.scalar,
-                                                            impl_->setup.plan.layout, impl_->spec.per_element,
-                                                            impl_->state_layout().stride));
+  speed = s.engine->max_wave_speed(wave_speed_reduction(law, s.setup.parameters, s.disc.element.Np, s.setup.scalar,
+                                                        s.setup.plan.layout, s.spec.per_element, s.state_layout().stride));
+  if (speed < 0) {
+    const std::string where = wave_speed_culprit(*this);
+    throw Error(wave_speed_expression(law) + " is " +
+                (where.empty() ? "negative at a node (" + format_value(speed) + " in " + fluxes::c_type(s.setup.scalar) + ")"
+                               : where) +
+                ": a wave speed is >= 0, the largest |eigenvalue| of the flux Jacobian (abs(u) + c, not u + c); fix "
+                "the expression");
+  }
+  return speed;
 }
 
 double Solver::stable_dt(double cfl) const {
   if (!(cfl > 0)) throw Error("the CFL number must be positive, got " + std::to_string(cfl));
   const double c = max_wave_speed();
-  if (!(c > 0) || !std::isfinite(c))
-    throw Error("cannot derive a time step from the wave speed " + std::to_string(c) +
-                " of the initial state; give a fixed time.dt in the config");
+  if (!(c > 0) || !std::isfinite(c)) {
+    const std::string where = c > 0 || std::isnan(c) ? wave_speed_culprit(*this) : std::string();
+    throw Error("cannot derive a time step from the wave speed " + std::to_string(c) + " of the state" +
+                (where.empty() ? std::string() : " (" + wave_speed_expression(*impl_->setup.law) + " is " + where + ")") +
+                "; give a fixed time.dt in the config");
+  }
   const double fscale = impl_->disc.Fscale.maxCoeff();
   const double N = impl_->disc.element.N;
   return cfl * 2.0 / ((N + 1) * (N + 1) * c * fscale);

@@ -1,14 +1,20 @@
 // dg/wave_speed.hpp: the generated max-wave-speed reduction.
 #include "dg/wave_speed.hpp"
 
+#include "dg/error.hpp"
 #include "dg/kernels.hpp"
+#include "dg/solver.hpp"
 #include "kernels/common.hpp"
 
+#include <fluxes/evaluate.hpp>
 #include <fluxes/law_lowering.hpp>
 #include <rtcg/source_writer.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace rtdg::dg {
 
@@ -49,8 +55,9 @@ rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vect
     if (reads_input(piece, fluxes::InputKind::time)) w.line("const real t = 0;");
     w.line("real s[1];");
     kernels::emit_piece(w, piece, "s", "ws", scalar);
-    // |s| with NaN kept (the comparison is false for NaN).
-    w.line("return s[0] < 0 ? -s[0] : s[0];");
+    // The value as the law gives it: a negative one is the law's mistake, reported by the
+    // solver (Solver::max_wave_speed), not turned into a speed by taking |s|.
+    w.line("return s[0];");
   }
 
   rtcg::ReductionSpec spec;
@@ -59,12 +66,70 @@ rtcg::ReductionSpec wave_speed_reduction(const fluxes::Law& law, const std::vect
               (scalar == fluxes::ScalarType::float32 ? "_f32" : "_f64");
   spec.type = scalar == fluxes::ScalarType::float32 ? rtcg::ScalarType::f32 : rtcg::ScalarType::f64;
   spec.neutral = "0";
-  // NaN wins: `a != a` holds only for NaN, and a NaN b fails `a > b`, so b is taken.
-  spec.reduce_expr = "(a > b || a != a) ? a : b";
+  // NaN wins (`a != a` holds only for NaN), then a negative value (any one), then the larger:
+  // the result is the largest speed when every node's is >= 0, and tells which failure it is
+  // when not. Associative; which NaN or negative survives depends on the order, which only
+  // decides that the host looks for the culprit node.
+  spec.reduce_expr = "(a != a) ? a : (b != b) ? b : (a < 0) ? a : (b < 0) ? b : (a > b ? a : b)";
   spec.map_expr = "rtdg_wave_speed(q, xyz, prm, K, i)";
   spec.arguments = "const " + type + "* q, const " + type + "* xyz, const " + type + "* prm, int K";
   spec.preamble = w.str();
   return spec;
 }
+
+std::string wave_speed_culprit(const Solver& solver) {
+  const SolverSetup& setup = solver.setup();
+  const Discretization& disc = solver.discretization();
+  const fluxes::Law& law = *setup.law;
+  const fluxes::Lowered piece = fluxes::lower_max_wave_speed(law, setup.parameters, solver.kernel_spec().per_element);
+  const std::vector<double> q = solver.state();
+  const int K = disc.K, Np = disc.element.Np;
+  const int components = static_cast<int>(law.state_components());
+  // [component][K][Np], in 64 bits.
+  const auto index = [&](int c, int k, int i) {
+    return (static_cast<std::size_t>(c) * static_cast<std::size_t>(K) + static_cast<std::size_t>(k)) * static_cast<std::size_t>(Np) +
+           static_cast<std::size_t>(i);
+  };
+  const Eigen::MatrixXd* coordinates[3] = {&disc.x, &disc.y, &disc.z};
+  fluxes::Evaluator evaluate(piece.dag, piece.outputs);
+  for (int k = 0; k < K; ++k)
+    for (int i = 0; i < Np; ++i) {
+      const double speed = evaluate([&](const fluxes::InputRef& ref) -> double {
+        switch (ref.kind) {
+          case fluxes::InputKind::coordinate: return (*coordinates[ref.index])(i, k);
+          case fluxes::InputKind::time: return 0.0;  // as the device reduction evaluates it
+          case fluxes::InputKind::parameter: return setup.parameters.at(ref.index);
+          case fluxes::InputKind::element_parameter: {
+            const auto& values = setup.element_parameters.at(ref.index);
+            return values.empty() ? setup.parameters.at(ref.index) : values.at(static_cast<std::size_t>(k));
+          }
+          case fluxes::InputKind::state:
+            if (static_cast<int>(ref.index) < components) return q[index(static_cast<int>(ref.index), k, i)];
+            break;
+          default: break;
+        }
+        throw Error(std::string("internal: a ") + fluxes::to_string(ref.kind) + " input in max_wave_speed");
+      })[0];
+      if (speed >= 0 && std::isfinite(speed)) continue;
+      std::ostringstream text;
+      text.precision(17);
+      if (std::isnan(speed)) text << "nan";  // not "-nan": the sign of a NaN says nothing
+      else text << speed;
+      text << " at node " << i << " of element " << k << " (";
+      for (int d = 0; d < disc.dim; ++d) text << (d ? ", " : "") << "xyz"[d] << " = " << (*coordinates[d])(i, k);
+      text << "), where ";
+      const std::vector<std::string> names = law.component_names();
+      for (int c = 0; c < components; ++c) {
+        if (c == 8) {
+          text << ", ...";
+          break;
+        }
+        text << (c ? ", " : "") << names.at(static_cast<std::size_t>(c)) << " = " << q[index(c, k, i)];
+      }
+      return text.str();
+    }
+  return {};
+}
+
 
 }  // namespace rtdg::dg

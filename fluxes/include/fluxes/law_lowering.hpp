@@ -23,7 +23,8 @@ struct ParameterOverride {
 };
 
 // The value of every parameter of the law, in declaration order: defaults, replaced by the
-// overrides. Throws Error for an unknown name or a value outside the parameter's [min, max].
+// overrides. Throws Error, at the override's location, for an unknown name, a value that is
+// not finite (NaN or an infinity) or one outside the parameter's [min, max].
 std::vector<double> resolve_parameters(const Law& law, const std::vector<ParameterOverride>& overrides = {});
 
 // The lowering functions below take, optionally, one flag per parameter: true makes that

@@ -131,10 +131,11 @@ inline constexpr double kDegenerateTolerance = 1e-12;
 
 enum class Validation : std::uint8_t {
   // Sizes, index ranges, connectivity symmetry, boundary and periodic records: cheap
-  // checks that keep a corrupt file from crashing a solver (used when reading HDF5).
+  // checks that keep a corrupt mesh from crashing a solver.
   structure,
   // structure plus geometry: orientation, degeneracy, matching face vertices (modulo the
-  // periodic shift), neighbours on opposite sides of their shared face.
+  // periodic shift), neighbours on opposite sides of their shared face (used when building
+  // a mesh and when reading HDF5).
   full,
 };
 

@@ -251,6 +251,10 @@ TEST_F(ConfigTest, TomlSyntaxErrorsHaveLineAndColumn) {
             "only there)");
   EXPECT_EQ(error_of(minimal + "[run]\nname = \"a\\é\"\n"),
             "cfg.toml:8:10: error: invalid TOML: invalid escape: '\\' followed by a non-ASCII character");
+  // A number beyond a double's range: toml++'s words, and which limit it is.
+  EXPECT_EQ(error_of(minimal + "[output]\ninterval = 1e400\n"),
+            "cfg.toml:8:17: error: invalid TOML: Error while parsing floating-point: '1e400' could not be interpreted "
+            "as a value (beyond the range of a double, about 1e-308 to 1.8e308 in magnitude)");
   // A byte order mark is allowed; non-ASCII in comments and strings too.
   EXPECT_EQ(parse("\xEF\xBB\xBF# é\n" + minimal + "[run]\nname = \"é\"\n").name, "é");
 }

@@ -85,6 +85,13 @@ TEST_F(ConfigTest, BadOverridesNameTheSetText) {
   EXPECT_EQ(error_of(minimal, {"a b=1"}), "--set a b=1: error: invalid key 'a b': Error while parsing key-value "
                                           "pair: expected '=', saw 'b'");
   EXPECT_EQ(error_of(minimal, {"run.name=a\nb"}), "--set run.name=a\nb: error: an override must be one line");
+  // A number TOML cannot hold is not taken for a bare word (it was refused as "got a string").
+  EXPECT_EQ(error_of(minimal, {"time.final=1e400"}),
+            "--set time.final=1e400: error: '1e400' is not a number TOML can hold (beyond the range of a double, about "
+            "1e-308 to 1.8e308 in magnitude): Error while parsing floating-point: '1e400' could not be interpreted as "
+            "a value; a string is written --set 'key=\"1e400\"'");
+  EXPECT_EQ(error_of(minimal, {"time.final=1.5.2"}).rfind("--set time.final=1.5.2: error: '1.5.2' is not a number TOML can hold: ", 0),
+            0u);
   EXPECT_EQ(error_of(minimal, {"law.file=nope.toml"}),
             "--set law.file=nope.toml: error: law file not found: " + (dir_ / "nope.toml").string() +
                 " ('nope.toml' relative to the config file's folder)");

@@ -11,8 +11,13 @@
 
 #include <sys/stat.h>
 
+#include <array>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace rtdg::output {
 namespace {
@@ -88,6 +93,73 @@ TEST(SolutionChecksums, AFlippedMantissaBitIsCaughtAndNamed) {
   write_solution(dir / "extras.h5", small("double"));
   flip_bit(dir / "extras.h5", "/extras/sums", 2, 63);
   EXPECT_NE(error_of(dir / "extras.h5").find("dataset '/extras/sums' does not match its checksum"), std::string::npos);
+}
+
+// Two readers of a file by rows (the ranks of a parallel restart): each sums its block's terms,
+// the sums are added, and the whole dataset is verified; a flipped bit in either block is found
+// by both readers and named with the file and dataset.
+using Sums = std::vector<std::uint64_t>;
+
+// What a reader of rows [first, first + rows) hands to sum_over_readers (its read then fails
+// unless its block is the whole file: those sums are not the whole dataset's).
+Sums partial_sums(const std::filesystem::path& file, long long first, int rows) {
+  Sums partial;
+  int elements = 0;
+  try {
+    (void)read_solution_rows(file, first, rows, elements, [&](const Sums& p) { return partial = p; });
+  } catch (const Error&) {
+  }
+  return partial;
+}
+
+// Each reader's error ("" when it read), the two sums added as an all-reduce would.
+std::vector<std::string> read_in_two_blocks(const std::filesystem::path& file, int K, int& checksums) {
+  const std::array<long long, 2> first{0, K / 3};
+  const std::array<int, 2> rows{K / 3, K - K / 3};
+  const std::array<Sums, 2> partial{partial_sums(file, first[0], rows[0]), partial_sums(file, first[1], rows[1])};
+  std::vector<std::string> errors;
+  for (std::size_t reader = 0; reader < 2; ++reader) {
+    int elements = 0;
+    try {
+      const Solution block = read_solution_rows(file, first[reader], rows[reader], elements, [&](const Sums& mine) {
+        Sums total = mine;
+        for (std::size_t i = 0; i < total.size(); ++i) total[i] += partial[1 - reader].at(i);
+        return total;
+      });
+      checksums = block.checksums;
+      errors.emplace_back();
+    } catch (const Error& e) {
+      errors.emplace_back(e.what());
+    }
+  }
+  return errors;
+}
+
+TEST(SolutionChecksums, BlocksOfRowsAreVerifiedTogether) {
+  TempDir dir;
+  for (const char* precision : {"double", "float"}) {
+    const Solution s = small(precision);
+    const auto file = dir / (std::string("rows-") + precision + ".h5");
+    write_solution(file, s);
+    int checksums = 0;
+    EXPECT_EQ(read_in_two_blocks(file, s.K, checksums), (std::vector<std::string>{"", ""})) << precision;
+    EXPECT_EQ(checksums, 7) << precision;  // x, y, three fields, one extra, the header
+    // A bit of a value in the second block (the last value of H.z).
+    flip_bit(file, "/fields/H.z", static_cast<std::size_t>(s.K * s.Np - 1), 0);
+    for (const std::string& e : read_in_two_blocks(file, s.K, checksums))
+      EXPECT_EQ(e.rfind(file.string() + ": dataset '/fields/H.z' does not match its checksum (stored sum64:", 0), 0u)
+          << precision << ": " << e;
+  }
+  // A block read alone, with the identity as the sum, is not the whole dataset: refused too.
+  write_solution(dir / "alone.h5", small("double"));
+  int elements = 0;
+  try {
+    (void)read_solution_rows(dir / "alone.h5", 1, 2, elements, [](const std::vector<std::uint64_t>& p) { return p; });
+    ADD_FAILURE() << "a block's rows passed for the whole dataset";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("dataset '/coordinates/x' does not match its checksum"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)read_solution_rows(dir / "alone.h5", 1, 2, elements, {}), std::invalid_argument);
 }
 
 TEST(SolutionChecksums, AChangedStepOrTimeIsCaught) {

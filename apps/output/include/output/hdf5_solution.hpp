@@ -14,9 +14,12 @@
 
 #include "output/solution.hpp"
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rtdg::output {
 
@@ -60,11 +63,22 @@ void write_solution_collective(const std::filesystem::path& file, const Solution
 // wrong type or shape.
 Solution read_solution(const std::filesystem::path& file);
 
+// Adds the readers' partial checksums elementwise: every reader of a file by rows passes a
+// vector of the same length and gets the sums over all readers (mod 2^64), e.g. an all-reduce
+// over the ranks of a parallel restart; for a single reader, the identity.
+using ChecksumSum = std::function<std::vector<std::uint64_t>(const std::vector<std::uint64_t>&)>;
+
 // Parallel restarts: rows [first, first + rows) of the file's elements, with every attribute and
 // the extras as read_solution gives them; the result's K is `rows` (0: the attributes only) and
-// `elements` gets the file's K. Reads only those rows. Throws as read_solution does, and when
-// the rows are not within the file's elements.
-Solution read_solution_rows(const std::filesystem::path& file, long long first, int rows, int& elements);
+// `elements` gets the file's K. Reads only those rows. The stored checksum of each [K][Np]
+// dataset covers all its rows: each reader sums its rows' terms and `sum_over_readers` adds
+// them up (collective when it is: every reader calls this with the same file), so the readers
+// together verify the whole file, and each throws output::Error naming the file and the dataset
+// that does not match. `sum_over_readers` may be empty only with rows = 0 (the attributes alone:
+// nothing verified but their own checksum). Throws as read_solution does, and when the rows are
+// not within the file's elements.
+Solution read_solution_rows(const std::filesystem::path& file, long long first, int rows, int& elements,
+                            const ChecksumSum& sum_over_readers);
 
 // The node set of a solution file: its "node_set" attribute, or kLegacyNodeSet when it has
 // none (written before rtdg recorded it). Throws output::Error naming the file when it is not a

@@ -49,7 +49,7 @@ struct Solution {
   // state), so a restart continues with the same steps; 0 when not recorded.
   double dt = 0;
   // Read back only: how many checksums of the file (datasets and header) were verified; 0 for
-  // a file written without them (by an rtdg before they were stored) or read by rows.
+  // a file written without them (by an rtdg before they were stored).
   int checksums = 0;
 };
 

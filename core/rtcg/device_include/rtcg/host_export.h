@@ -32,11 +32,16 @@ int params(void (*)(A...), std::size_t* sizes, int max) {
 
 }  // namespace rtcg_host
 
+// The host compiler builds modules with -fvisibility=hidden (host_compiler.cpp): these entry
+// points are the only symbols a module exports, so a kernel named like a function of a library
+// already loaded (a libc `getpid`, say) binds to the module's own definition, not to the library's.
+#define RTCG_HOST_ENTRY extern "C" __attribute__((visibility("default")))
+
 #define RTCG_HOST_EXPORT(sym, expr)                                                              \
-  extern "C" int rtcg_host_params_##sym(std::size_t* sizes, int max) {                           \
+  RTCG_HOST_ENTRY int rtcg_host_params_##sym(std::size_t* sizes, int max) {                      \
     return rtcg_host::params(expr, sizes, max);                                                   \
   }                                                                                               \
-  extern "C" void rtcg_host_launch_##sym(const rtcg_launch_shape* shape, void** args) {           \
+  RTCG_HOST_ENTRY void rtcg_host_launch_##sym(const rtcg_launch_shape* shape, void** args) {      \
     rtcg_host::launch(expr, shape, args);                                                          \
   }
 

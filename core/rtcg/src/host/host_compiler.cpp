@@ -96,7 +96,17 @@ public:
   std::string target() const override { return target_; }
   std::string identity() const override { return identity_; }
   std::vector<std::string> base_options() const override {
-    std::vector<std::string> options = {"-std=c++20", "-fPIC", "-shared"};
+    // -fvisibility=hidden: a module exports only its entry points (RTCG_HOST_EXPORT), so the
+    // kernels bind to their own definitions. With default visibility a kernel named like a
+    // function of a library loaded before the module (libc's getpid, clock, ...) resolves to that
+    // function through the GOT, and a launch runs libc instead of the kernel: ELF symbol
+    // interposition, which dlopen's RTLD_LOCAL does not prevent (the global scope is searched
+    // first). -fno-semantic-interposition only lets the compiler inline calls, and address
+    // taking still goes through the GOT; RTLD_DEEPBIND would also bind libstdc++ and OpenMP
+    // symbols module-first, which breaks their interposition by sanitizers and allocators; a
+    // name prefix would change the names users see in profilers. Hidden visibility is the
+    // linker's own answer, and makes the modules' symbol tables small.
+    std::vector<std::string> options = {"-std=c++20", "-fPIC", "-shared", "-fvisibility=hidden"};
     options.insert(options.end(), flags_.begin(), flags_.end());
     return options;
   }

@@ -3,7 +3,10 @@
 #include <rtcg/hash.hpp>
 #include <rtcg/log.hpp>
 #include <rtcg/memory_pool.hpp>
+#include <rtcg/tune_stop.hpp>
 #include <rtcg/tuner.hpp>
+
+#include "compile_support.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +14,7 @@
 #include <cmath>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -212,6 +216,11 @@ TuningResult Tuner::tune(const Job& job) const {
   std::vector<std::optional<Compiled>> compiled(points.size());
   const int max_threads_per_sm = backend_->device_info().max_threads_per_multiprocessor;
   // Generates and compiles the variants of points [first, points.size()) on all cores.
+  // A stop request (SIGINT, SIGTERM) during the compiles: the variants not yet compiled are
+  // dropped as "stopped" and a host compile in progress is abandoned (rtcg::stop_compiling), but
+  // the default point is compiled (shielded) and timed, so the tuning still has a winner.
+  std::atomic<bool> stopped_compiling{false};
+  const std::string not_compiled = "not compiled: the tuning was asked to stop (SIGINT or SIGTERM)";
   auto compile_from = [&](std::size_t first) {
     std::atomic<std::size_t> next{first};
     auto worker = [&] {
@@ -229,9 +238,22 @@ TuningResult Tuner::tune(const Job& job) const {
           timing.reason = first_line(error.what());
           continue;
         }
+        const bool is_default = points[k] == job.default_point;
+        if (stop_tuning().load() && !is_default) {
+          timing.status = "stopped";
+          timing.reason = not_compiled;
+          stopped_compiling = true;
+          continue;
+        }
         try {
+          std::optional<detail::ShieldCompiles> shield;
+          if (is_default) shield.emplace();
           auto module = backend_->compile(variant.program);
           compiled[k] = Compiled{std::move(variant), std::move(module)};
+        } catch (const Interrupted&) {
+          timing.status = "stopped";
+          timing.reason = not_compiled;
+          stopped_compiling = true;
         } catch (const CompileError& error) {
           timing.status = "compile";
           timing.reason = compile_reason(error);
@@ -386,6 +408,7 @@ TuningResult Tuner::tune(const Job& job) const {
     }
   result.timing_seconds = seconds_since(timing_start) - refine_compile_seconds;
 
+  if (stopped_compiling) result.budget_exhausted = true;
   result.winner = winner_of();
   const auto pruned =
       std::count_if(result.variants.begin(), result.variants.end(), [](const Timing& t) { return t.status == "pruned"; });

@@ -1,6 +1,7 @@
 // The far-field transform of a run (docs/scattering.md): the [farfield] config turned into a
 // Huygens surface and running DFTs (dg/farfield.hpp), sampled after steps, stored in
-// checkpoints, and written as CSV and HDF5 at every checkpoint and at the end.
+// checkpoints, and written as CSV and HDF5 at every checkpoint and at the end. Public: `rtdg run`
+// and the Python module (solver.far_field) drive it alike.
 //
 // In a parallel run (docs/parallel.md) each rank accumulates the DFTs of the surface points on
 // its own elements; a point whose outer twin lives on another rank gets that twin's value from
@@ -10,7 +11,6 @@
 // function but the accessors is collective then: every rank calls it.
 #pragma once
 
-#include "parallel_run.hpp"
 #include "runner/problem.hpp"
 
 #include <dg/farfield.hpp>
@@ -22,7 +22,13 @@
 #include <memory>
 #include <ostream>
 
+namespace rtdg::dg {
+class Communicator;
+}
+
 namespace rtdg::runner {
+
+struct Part;  // a parallel run's part of the mesh (apps/runner/src/parallel_run.hpp)
 
 class FarFieldRun {
 public:
