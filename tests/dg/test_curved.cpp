@@ -59,7 +59,9 @@ TEST(CurvedCubature, ExactForItsDegree) {
     EXPECT_NEAR(integral(rule, 1, 2, shape == Shape::tetrahedron ? 2 : 0),
                 integral(fine, 1, 2, shape == Shape::tetrahedron ? 2 : 0), 1e-14);
     // s over the triangle: its area 2 times the centroid's s, -1/3.
-    if (shape == Shape::triangle) EXPECT_NEAR(integral(rule, 0, 1, 0), -2.0 / 3.0, 1e-14);
+    if (shape == Shape::triangle) {
+      EXPECT_NEAR(integral(rule, 0, 1, 0), -2.0 / 3.0, 1e-14);
+    }
   }
 }
 
@@ -183,16 +185,22 @@ TEST(CurvedKernels, FusedAndBernsteinPlansAreRefused) {
 
 // The TM_{m,n} mode of the PEC disk of radius 1 (eps = mu = 1): Ez = J_m(k r) cos(m theta)
 // cos(k t), k the n-th zero of J_m; mu H_t = (-dEz/dy, dEz/dx) gives H = (-dE/dy, dE/dx) sin(k t) / k.
+// J_m'(x) = m J_m(x) / x - J_{m+1}(x); J_1'(0) = 1/2, J_m'(0) = 0 otherwise.
+double bessel_derivative(int m, double x) {
+  if (x < 1e-12) return m == 1 ? 0.5 : 0.0;
+  return m * std::cyl_bessel_j(m, x) / x - std::cyl_bessel_j(m + 1, x);
+}
+
 struct DiskMode {
   int m = 1;
   double k = 0;
   explicit DiskMode(int m_, int n) : m(m_) {
-    // Newton on J_m from McMahon's estimate of the n-th zero, J_m' = (J_{m-1} - J_{m+1}) / 2.
+    // Newton on J_m from McMahon's estimate of the n-th zero.
     const double beta = (n + 0.5 * m - 0.25) * std::numbers::pi;
     k = beta - (4.0 * m * m - 1) / (8 * beta);
     for (int it = 0; it < 50; ++it) {
       const double J = std::cyl_bessel_j(m, k);
-      const double dJ = 0.5 * (std::cyl_bessel_j(m - 1, k) - std::cyl_bessel_j(m + 1, k));
+      const double dJ = bessel_derivative(m, k);
       const double step = J / dJ;
       k -= step;
       if (std::abs(step) < 1e-15 * k) break;
@@ -202,7 +210,7 @@ struct DiskMode {
   std::array<double, 3> at(double x, double y, double t) const {
     const double r = std::hypot(x, y), theta = std::atan2(y, x);
     const double J = std::cyl_bessel_j(m, k * r);
-    const double dJ = 0.5 * k * (std::cyl_bessel_j(m - 1, k * r) - std::cyl_bessel_j(m + 1, k * r));
+    const double dJ = k * bessel_derivative(m, k * r);
     // d/dr and (1/r) d/dtheta of E; J_m(k r) / r -> k/2 at r = 0 for m = 1 (and 0 for m > 1).
     const double Er = dJ * std::cos(m * theta);
     const double J_over_r = r > 1e-12 ? J / r : (m == 1 ? 0.5 * k : 0.0);
@@ -279,7 +287,7 @@ TEST_P(CurvedCavityConvergence, RateIsAtLeastNPlusOneHalf) {
 
 INSTANTIATE_TEST_SUITE_P(Disk, CurvedCavityConvergence,
                          ::testing::Values(Rate{2, 0.4, 0.2}, Rate{3, 0.4, 0.2}, Rate{4, 0.5, 0.25}, Rate{5, 0.5, 0.25}),
-                         [](const auto& info) { return "N" + std::to_string(info.param.N); });
+                         [](const auto& test) { return "N" + std::to_string(test.param.N); });
 
 TEST(CurvedCavity, StraightSidedMeshStallsNearTwo) {
   if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";

@@ -42,16 +42,16 @@
 //                    face), int H, int K): this rank's traces of its halo faces, for the exchange
 // The curved element group (KernelSpec::curved, unfused plans; docs/curved.md), over the curved
 // elements [kb, ke) of the Kc in celem [Kc] (their element numbers), after rtdg_volume and
-// rtdg_surface ran over all K elements; Nq cubature points (dg/cubature.hpp, n = N + 1):
-//   rtdg_volume_curved (q, rhs, const T* cdrdx [Kc][Np][dim][dim] (J dr_a/dx_d at each node), xyz,
-//                       D, prm, T t, const int* celem, int K, int kb, int ke)
-//                  rhs = -sum_a D_a G_a, G_a = sum_d (J dr_a/dx_d) F_d(u) (conservative form)
+// rtdg_surface ran over all K elements, launched in this order; Nq cubature points:
 //   rtdg_surface_curved(q, rhs, const T* cfgeo [Kc][Nfn][dim+1] (normal, sJ at each face node),
-//                       vmapP, bcode, xyz, LIFT, prm, T t, halo, H, celem, K, kb, ke)
-//                  rhs += LIFT (sJ n.(F - F*))
+//                       vmapP, bcode, xyz, LIFT, prm, T t, halo, H, const int* celem, int K,
+//                       int kb, int ke)        rhs = LIFT (sJ n.(F - F*))
 //   rtdg_wadg          (q, rhs, const T* cwadg [Kc][Nq] (1/J at each cubature point), const T* Vq
 //                       [Nq][Np], const T* Pq [Np][Nq], xyz, prm, T t, celem, K, kb, ke)
-//                  rhs = Pq diag(1/J) Vq rhs + S(u, x, t): the weight-adjusted inverse of M_J
+//                  rhs = Pq diag(1/J) Vq rhs: the weight-adjusted M_J^-1 M
+//   rtdg_volume_curved (q, rhs, const T* cdrdx [Kc][Np][dim][dim] (dr_a/dx_d at each node), xyz,
+//                       D, prm, T t, celem, K, kb, ke)
+//                  rhs += S(u, x, t) - sum_a sum_d (dr_a/dx_d) (D_a F_d(u))   (pointwise)
 // On CUDA the unfused volume and surface kernels run one thread per node (per face node in the
 // surface kernel's gather) and several elements per block, staging an element's fluxes in
 // shared memory; the fused kernels stage a block of elements in dynamic shared memory. On host

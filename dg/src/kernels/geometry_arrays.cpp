@@ -84,7 +84,7 @@ Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> c
     for (int i = 0; i < Np; ++i)
       for (int a = 0; a < dim; ++a)
         for (int d = 0; d < dim; ++d)
-          geometry.cdrdx[flat(c, Np, i, dim * dim, a * dim + d)] = disc.J(i, k) * (*metric[a][d])(i, k);
+          geometry.cdrdx[flat(c, Np, i, dim * dim, a * dim + d)] = (*metric[a][d])(i, k);
     for (int m = 0; m < Nfn; ++m) {
       double* g = &geometry.cfgeo[flat(c, Nfn, m, dim + 1, 0)];
       for (int d = 0; d < dim; ++d) g[d] = (*normals[d])(m, k);

@@ -36,7 +36,7 @@ struct Geometry {
   // (0) when no element is curved. Kc curved elements, Nq cubature points. The affine arrays
   // above hold their node-0 factors, which the curved kernels' results replace.
   std::vector<std::int32_t> celem;  // [Kc] element numbers
-  std::vector<double> cdrdx;        // [Kc][Np][dim][dim] J dr_a/dx_d at each node
+  std::vector<double> cdrdx;        // [Kc][Np][dim][dim] dr_a/dx_d at each node
   std::vector<double> cfgeo;        // [Kc][Nfn][dim + 1] outward normal, sJ at each face node
   std::vector<double> cwadg;        // [Kc][Nq] 1/J at each cubature point
   std::vector<double> Vq;           // [Nq][Np] nodal values -> cubature points

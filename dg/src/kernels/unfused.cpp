@@ -14,11 +14,7 @@ namespace {
 
 using fluxes::InputKind;
 
-// `geometry`: where dr_a/dx_d comes from (for a curved element J dr_a/dx_d at node i);
-// `with_source` false leaves S out (the curved group adds it after the weight-adjusted
-// projection, rtdg_wadg).
-void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
-                       const GeometryReads& geometry = {}, bool with_source = true) {
+void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
   {
@@ -26,7 +22,7 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
     load_state(w, components, "k", "i", "u");
     if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
     // G_a = sum_d (dr_a/dx_d) F_d, for each component.
-    write_folded_flux(w, spec, pieces, [](int ca) { return "G[" + std::to_string(ca) + "][i]"; }, -1, geometry);
+    write_folded_flux(w, spec, pieces, [](int ca) { return "G[" + std::to_string(ca) + "][i]"; });
   }
   w.line("RTDG_SYNC();");
   auto loop = w.block("RTDG_NODES(i)");
@@ -43,7 +39,7 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
       w.line("acc[" + std::to_string(c) + "] += " + sum + ";");
     }
   }
-  if (pieces.has_source && with_source) {
+  if (pieces.has_source) {
     load_state(w, components, "k", "i", "u");
     if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
     w.line("real S[NCOMP];");
@@ -57,9 +53,9 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
 }
 
 // `geometry`: where the face node's normal and scale come from (fg[DIM]: Fscale, or for a
-// curved element sJ at the face node).
+// curved element sJ at the face node); `assign` writes rhs = LIFT (..) instead of adding it.
 void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
-                        const GeometryReads& geometry = {}) {
+                        const GeometryReads& geometry = {}, bool assign = false) {
   const int components = static_cast<int>(spec.law->state_components());
   {
     auto loop = w.block("RTDG_FACE_NODES(m)");
@@ -81,7 +77,58 @@ void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
       w.line("acc[" + std::to_string(c) + "] += l * sF[" + std::to_string(c) + "][m];");
   }
   for (int c = 0; c < components; ++c)
-    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] += acc[" + std::to_string(c) + "];");
+    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] " + (assign ? "=" : "+=") + " acc[" + std::to_string(c) + "];");
+}
+
+// The curved group's volume term, pointwise: rhs += S - sum_a sum_d (dr_a/dx_d)(i) (D_a F_d)(i),
+// exact at the nodes for a flux that is a polynomial of the nodal state (no aliasing of the
+// varying metric); the metric per node from cdrdx.
+void write_curved_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
+  const int dim = spec.element->dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  {
+    auto loop = w.block("RTDG_NODES(i)");
+    load_state(w, components, "k", "i", "u");
+    if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    w.line("real F[NCOMP * DIM];");
+    emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
+    w.line("for (int cd = 0; cd < NCOMP * DIM; ++cd) G[cd][i] = F[cd];");
+  }
+  w.line("RTDG_SYNC();");
+  auto loop = w.block("RTDG_NODES(i)");
+  w.line("real acc[NCOMP * DIM * DIM];  // (D_a F_d)(i) of component c at c * DIM * DIM + a * DIM + d");
+  w.line("for (int s = 0; s < NCOMP * DIM * DIM; ++s) acc[s] = 0;");
+  {
+    auto j_loop = w.block("for (int j = 0; j < NP; ++j)");
+    for (int a = 0; a < dim; ++a)
+      w.line("const real d" + std::to_string(a) + " = D[(" + std::to_string(a) + " * NP + i) * NP + j];");
+    for (int c = 0; c < components; ++c)
+      for (int a = 0; a < dim; ++a)
+        for (int d = 0; d < dim; ++d)
+          w.line("acc[" + std::to_string((c * dim + a) * dim + d) + "] += d" + std::to_string(a) + " * G[" +
+                 std::to_string(c * dim + d) + "][j];");
+  }
+  w.line("const real* g = cdrdx + (kc * NP + i) * (DIM * DIM);");
+  w.line("real div[NCOMP];");
+  for (int c = 0; c < components; ++c) {
+    std::string sum;
+    for (int a = 0; a < dim; ++a)
+      for (int d = 0; d < dim; ++d)
+        sum += std::string(sum.empty() ? "" : " + ") + "g[" + std::to_string(a * dim + d) + "] * acc[" +
+               std::to_string((c * dim + a) * dim + d) + "]";
+    w.line("div[" + std::to_string(c) + "] = " + sum + ";");
+  }
+  if (pieces.has_source) {
+    if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    load_state(w, components, "k", "i", "u");
+    w.line("real S[NCOMP];");
+    emit_piece(w, pieces.source, "S", "vs", spec.scalar);
+    for (int c = 0; c < components; ++c)
+      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] += S[" + std::to_string(c) + "] - div[" + std::to_string(c) + "];");
+  } else {
+    for (int c = 0; c < components; ++c)
+      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] -= div[" + std::to_string(c) + "];");
+  }
 }
 
 // The kernels of the curved element group (KernelSpec::curved) loop over kc, an index into the
@@ -130,9 +177,8 @@ void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, c
 }
 
 // rtdg_wadg's body: the weight-adjusted inverse of the curved element's mass matrix applied to
-// its reference right-hand side, rhs = Pq diag(1/J) Vq rhs, then the source S added pointwise.
-void write_wadg_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
-  const int dim = spec.element->dim;
+// its lifted surface term, rhs = Pq diag(1/J) Vq rhs.
+void write_wadg_body(rtcg::SourceWriter& w, const KernelSpec& spec) {
   const int components = static_cast<int>(spec.law->state_components());
   {
     auto loop = w.block("RTDG_CUBATURE(qp)");
@@ -157,17 +203,8 @@ void write_wadg_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     w.line("const real l = Pq[i * NQ + qp];");
     for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] += l * Tq[" + std::to_string(c) + "][qp];");
   }
-  if (pieces.has_source) {
-    load_state(w, components, "k", "i", "u");
-    if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
-    w.line("real S[NCOMP];");
-    emit_piece(w, pieces.source, "S", "ws", spec.scalar);
-    for (int c = 0; c < components; ++c)
-      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = acc[" + std::to_string(c) + "] + S[" + std::to_string(c) + "];");
-  } else {
-    for (int c = 0; c < components; ++c)
-      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = acc[" + std::to_string(c) + "];");
-  }
+  for (int c = 0; c < components; ++c)
+    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = acc[" + std::to_string(c) + "];");
 }
 
 // The curved element group's kernels (KernelSpec::curved; dg/kernels.hpp has the signatures):
@@ -185,12 +222,11 @@ void write_curved(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& p
                 " bytes of shared memory per block (" + std::to_string(components) + " components, order " +
                 std::to_string(element.N) + "), more than " + std::to_string(max_static_shared_bytes));
   GeometryReads curved;
-  curved.drdx = "cdrdx + (kc * NP + i) * (DIM * DIM)";
   curved.face = "cfgeo + (kc * NFN + m) * (DIM + 1)";
 
   rtcg::SourceWriter volume;
   volume.line("(void)xyz; (void)prm; (void)t;");
-  write_volume_body(volume, spec, pieces, curved, false);
+  write_curved_volume_body(volume, spec, pieces);
   write_element_kernel(w,
                        "rtdg_volume_curved)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT cdrdx, "
                        "const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT D, const real* RTCG_RESTRICT prm, real t, "
@@ -199,7 +235,7 @@ void write_curved(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& p
 
   rtcg::SourceWriter surface;
   surface.line("(void)xyz; (void)prm; (void)t;");
-  write_surface_body(surface, spec, pieces, curved);
+  write_surface_body(surface, spec, pieces, curved, true);
   write_element_kernel(w,
                        "rtdg_surface_curved)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT cfgeo, "
                        "const int* RTCG_RESTRICT vmapP, const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, "
@@ -209,7 +245,7 @@ void write_curved(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& p
 
   rtcg::SourceWriter wadg;
   wadg.line("(void)q; (void)xyz; (void)prm; (void)t;");
-  write_wadg_body(wadg, spec, pieces);
+  write_wadg_body(wadg, spec);
   write_element_kernel(w,
                        "rtdg_wadg)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT cwadg, "
                        "const real* RTCG_RESTRICT Vq, const real* RTCG_RESTRICT Pq, const real* RTCG_RESTRICT xyz, "

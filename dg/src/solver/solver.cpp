@@ -448,14 +448,16 @@ struct EngineT final : Engine {
     surface_range(Ks, Kargs);
     // The curved elements: their right-hand side again, with per-node geometry and the
     // weight-adjusted mass matrix (after the halo traces arrived: their faces read them too).
+    // Surface term lifted and projected first (it replaces the affine result), then the
+    // pointwise volume term and source added.
     if (Kc > 0) {
-      (*volume_curved)(element_shape(generated.volume_threads, 1, 0, Kc), state.data(), rhs_.data(), cdrdx.data(),
-                       xyz.data(), D.data(), prm.data(), static_cast<T>(t), celem.data(), Kargs, 0, Kc);
       (*surface_curved)(element_shape(generated.surface_threads, 1, 0, Kc), state.data(), rhs_.data(), cfgeo.data(),
                         connectivity(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t),
                         halo_in.data(), H, celem.data(), Kargs, 0, Kc);
       (*wadg)(element_shape(generated.wadg_threads, 1, 0, Kc), state.data(), rhs_.data(), cwadg.data(), Vq.data(),
               Pq.data(), xyz.data(), prm.data(), static_cast<T>(t), celem.data(), Kargs, 0, Kc);
+      (*volume_curved)(element_shape(generated.volume_threads, 1, 0, Kc), state.data(), rhs_.data(), cdrdx.data(),
+                       xyz.data(), D.data(), prm.data(), static_cast<T>(t), celem.data(), Kargs, 0, Kc);
     }
   }
 
