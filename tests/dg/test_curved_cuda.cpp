@@ -3,6 +3,7 @@
 // ball in 3D, every layout and blocking, and the refusal of the fused plans.
 #include "solver_support.hpp"
 
+#include <dg/error.hpp>
 #include <mesh/geometry_nodes.hpp>
 #include <mesh/load.hpp>
 #include <rtcg/backend.hpp>
