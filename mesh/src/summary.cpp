@@ -1,5 +1,7 @@
 #include "mesh/summary.hpp"
 
+#include "mesh/geometry_nodes.hpp"
+
 #include "text.hpp"
 
 namespace rtdg::mesh {
@@ -31,6 +33,8 @@ MeshSummary summarize(const Mesh& mesh) {
   }
   for (const std::string& name : mesh.region_names) summary.regions.emplace_back(name, 0);
   for (int region : mesh.element_region) ++summary.regions[detail::ix(region)].second;
+  summary.geometry_order = mesh.geometry_order;
+  summary.curved_elements = static_cast<int>(curved_elements(mesh).size());
   return summary;
 }
 
@@ -39,6 +43,10 @@ std::string format_summary(const MeshSummary& summary) {
   std::string text = std::to_string(summary.dim) + "D mesh: " + std::to_string(summary.elements) + " " +
                      (planar ? "triangles" : "tetrahedra") + ", " + std::to_string(summary.vertices) + " vertices, " +
                      (planar ? "area " : "volume ") + detail::format_number(summary.volume) + "\n";
+  if (summary.geometry_order > 1) {
+    text += "  geometry order " + std::to_string(summary.geometry_order) + ": " + std::to_string(summary.curved_elements) +
+            " curved elements\n";
+  }
   for (const auto& [name, elements] : summary.regions) {
     text += "  region '" + name + "': " + std::to_string(elements) + " elements\n";
   }

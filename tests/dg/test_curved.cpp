@@ -97,37 +97,6 @@ TEST(CurvedDiscretization, DiskAreaNormalsAndProjection) {
   }
 }
 
-// A box mesh of geometry order 2 whose mid-edge nodes are moved by `bend` times a smooth field:
-// every element is (slightly) curved.
-mesh::Mesh bent_box(int dim, int n, double bend) {
-  mesh::RawMesh raw = test::box_mesh(dim, n);
-  raw.geometry_order = 2;
-  const int size = mesh::lattice_size(dim, 2);
-  for (const auto& element : raw.elements) {
-    for (int node = 0; node < size; ++node) {
-      const auto r = mesh::lattice_point(dim, 2, node);
-      std::array<double, 3> x{};
-      // The affine image of the lattice point in the element as given (build_mesh orients).
-      std::array<double, 4> lambda{1, 0, 0, 0};
-      for (int a = 0; a < dim; ++a) {
-        lambda[ix(a + 1)] = 0.5 * (1 + r[ix(a)]);
-        lambda[0] -= lambda[ix(a + 1)];
-      }
-      for (int v = 0; v <= dim; ++v)
-        for (std::size_t c = 0; c < 3; ++c) x[c] += lambda[ix(v)] * raw.vertices[ix(element[ix(v)])][c];
-      const bool vertex = std::count(lambda.begin(), lambda.begin() + dim + 1, 1.0) == 1;
-      if (!vertex) {
-        // The same displacement for a node shared by neighbours (a function of its position).
-        x[0] += bend * std::sin(3 * x[1] + 1) * std::cos(2 * x[0]);
-        x[1] += bend * std::cos(2 * x[0] - x[1]);
-        if (dim == 3) x[2] += bend * std::sin(x[0] + x[1] + 2 * x[2]);
-      }
-      raw.element_nodes.push_back(x);
-    }
-  }
-  return mesh::build_mesh(raw);
-}
-
 // The curved group's kernels (per-node geometry, weight-adjusted mass matrix) give the affine
 // kernels' right-hand side on elements that are curved by 1e-7 of their size: every piece of
 // them (volume, faces with boundary conditions, the projection) is checked against the
@@ -137,7 +106,7 @@ TEST(CurvedKernels, NearlyStraightElementsMatchTheAffineKernels) {
     const fluxes::Law law = law_file(law_name);
     const int dim = law.dimension;
     const mesh::Mesh affine = mesh::build_mesh(test::box_mesh(dim, 2));
-    const mesh::Mesh bent = bent_box(dim, 2, 1e-7);
+    const mesh::Mesh bent = mesh::build_mesh(test::bent(test::box_mesh(dim, 2), 1e-7));
     for (int N : {2, 3}) {
       const Discretization da = discretize(affine, N);
       const Discretization db = discretize(bent, N);

@@ -89,6 +89,7 @@ struct Case {
   Integrator integrator;
   Plan plan;
   std::string name;
+  bool curved = false;  // every element curved (test::bent): the curved element group's kernels
 };
 
 void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
@@ -181,6 +182,7 @@ TEST_P(HaloRun, PartsReproduceTheSerialRun) {
   const fluxes::Law law = law_file(c.law);
   mesh::RawMesh raw = box_mesh(c.dim, c.n);
   if (c.periodic) raw = test::periodic_in_x(raw, 1.0);
+  if (c.curved) raw = test::bent(raw, 0.02);
   const mesh::Mesh global = mesh::build_mesh(raw);
   const mesh::Partition partition = checkerboard(global, c.parts);
 
@@ -210,6 +212,9 @@ TEST_P(HaloRun, PartsReproduceTheSerialRun) {
   }
 
   const Discretization disc = discretize(global, c.N);
+  if (c.curved) {
+    ASSERT_EQ(disc.curved.size(), static_cast<std::size_t>(disc.K));
+  }
   SolverSetup serial_setup = base;
   if (c.materials) {
     serial_setup.element_parameters.assign(law.parameters.size(), {});
@@ -302,6 +307,8 @@ std::vector<Case> cases() {
        "maxwell3d_periodic_3parts_bernstein"},
       {"maxwell2d_tm", 2, 6, 3, 2, false, true, Integrator::ssprk3, bernstein_plan(Derivative::flux),
        "tm2d_materials_2parts_bernstein_ssp"},
+      {"maxwell2d_tm", 2, 6, 3, 3, false, true, Integrator::lserk4, {}, "tm2d_curved_materials_3parts", true},
+      {"maxwell3d", 3, 3, 2, 2, false, false, Integrator::ssprk3, {}, "maxwell3d_curved_2parts_ssp", true},
   };
 }
 

@@ -11,6 +11,7 @@
 #include <mesh/load.hpp>
 #include <mesh/local_mesh.hpp>
 #include <mesh/reorder.hpp>
+#include <mesh/summary.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -162,6 +163,8 @@ TEST_F(MeshHighOrderGmsh, DiskOfEveryOrderFromGeo) {
     const std::vector<int> curved = curved_elements(mesh);
     EXPECT_GT(curved.size(), 0u);
     EXPECT_LT(curved.size(), ix(mesh.num_elements()));
+    EXPECT_THAT(format_summary(summarize(mesh)),
+                HasSubstr("geometry order " + std::to_string(p) + ": " + std::to_string(curved.size()) + " curved elements"));
     // Every node of a wall face lies on the circle.
     for (const BoundaryFace& b : mesh.boundary_faces) {
       const auto* X = element_geometry_nodes(mesh, b.element);
