@@ -172,6 +172,40 @@ WorstJacobian worst_jacobian(const Mesh& mesh, int k) {
   return worst;
 }
 
+double mapped_volume(const Mesh& mesh) {
+  if (mesh.geometry_order <= 1) return total_volume(mesh);
+  // 6-point Gauss-Legendre on [-1, 1].
+  static constexpr std::array<double, 6> x{-0.9324695142031521, -0.6612093864662645, -0.2386191860831969,
+                                           0.2386191860831969,  0.6612093864662645,  0.9324695142031521};
+  static constexpr std::array<double, 6> w{0.1713244923791704, 0.3607615730481386, 0.4679139345726910,
+                                           0.4679139345726910, 0.3607615730481386, 0.1713244923791704};
+  const std::size_t nc = mesh.dim == 3 ? 6 : 1;
+  double volume = 0;
+  for (int k = 0; k < mesh.num_elements(); ++k) {
+    if (!is_curved(mesh, k)) {
+      volume += signed_volume(mesh.type, element_corners(mesh, k));
+      continue;
+    }
+    for (std::size_t i = 0; i < 6; ++i)
+      for (std::size_t j = 0; j < 6; ++j)
+        for (std::size_t l = 0; l < nc; ++l) {
+          // The Duffy collapse of the square (cube) onto the reference simplex and its Jacobian.
+          const double c = mesh.dim == 3 ? x[l] : -1.0;
+          std::array<double, 3> r{};
+          double weight = w[i] * w[j];
+          if (mesh.dim == 2) {
+            r = {0.5 * (1 + x[i]) * (1 - x[j]) - 1, x[j], 0.0};
+            weight *= 0.5 * (1 - x[j]);
+          } else {
+            r = {0.25 * (1 + x[i]) * (1 - x[j]) * (1 - c) - 1, 0.5 * (1 + x[j]) * (1 - c) - 1, c};
+            weight *= w[l] * 0.125 * (1 - x[j]) * (1 - c) * (1 - c);
+          }
+          volume += weight * determinant(map_jacobian(mesh, k, r), mesh.dim);
+        }
+  }
+  return volume;
+}
+
 void validate_geometry_nodes(const Mesh& mesh, std::string_view source, Validation level) {
   if (mesh.geometry_order < 1) fail(source, "geometry order " + std::to_string(mesh.geometry_order) + " (must be 1 or more)");
   if (mesh.geometry_order == 1) {

@@ -12,7 +12,7 @@ MeshSummary summarize(const Mesh& mesh) {
   summary.type = mesh.type;
   summary.elements = mesh.num_elements();
   summary.vertices = mesh.num_vertices();
-  summary.volume = total_volume(mesh);
+  summary.volume = mapped_volume(mesh);
   for (const std::string& name : mesh.boundary_names) summary.boundary_groups.emplace_back(name, 0);
   for (const BoundaryFace& face : mesh.boundary_faces) ++summary.boundary_groups[detail::ix(face.group)].second;
   // Groups used up by periodic pairs have no boundary faces left: listed with their pair.

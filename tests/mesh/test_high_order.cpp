@@ -179,6 +179,7 @@ TEST_F(MeshHighOrderGmsh, DiskOfEveryOrderFromGeo) {
     // The mapped area is far closer than the polygon's (error O(h^4) and better against O(h^2)),
     // and order 4 closer than order 2.
     const double error = std::abs(mapped_area(mesh) - exact);
+    EXPECT_NEAR(mapped_volume(mesh), mapped_area(mesh), 1e-13);
     EXPECT_LT(error, polygon / 100) << "order " << p;
     if (p == 2) quadratic = error;
     if (p == 4) {
@@ -215,6 +216,8 @@ TEST_F(MeshHighOrderGmsh, TetrahedraOfOrders2To4) {
     EXPECT_EQ(check_conventions(mesh), "");
     ASSERT_EQ(mesh.element_nodes.size(), ix(mesh.num_elements() * lattice_size(3, p)));
     EXPECT_GT(curved_elements(mesh).size(), 0u);
+    // The mapped ball is closer to 4 pi / 3 than its straight tetrahedra.
+    EXPECT_LT(std::abs(mapped_volume(mesh) - 4 * std::numbers::pi / 3), std::abs(total_volume(mesh) - 4 * std::numbers::pi / 3) / 5);
     for (int k = 0; k < mesh.num_elements(); ++k) EXPECT_GT(worst_jacobian(mesh, k).ratio, 0.0) << "element " << k;
     // The nodes of wall faces lie on the sphere.
     for (const BoundaryFace& b : mesh.boundary_faces) {

@@ -67,6 +67,11 @@ struct WorstJacobian {
 };
 WorstJacobian worst_jacobian(const Mesh& mesh, int k);
 
+// The area (2D) or volume (3D) of the mesh through its element maps: total_volume for a mesh
+// of geometry order 1; for a curved mesh the integral of det(dx/dr) by a 6-point Gauss rule per
+// collapsed direction (exact to rounding for geometry orders up to 4).
+double mapped_volume(const Mesh& mesh);
+
 // Checks the geometry nodes of a mesh of geometry order > 1: sizes, z = 0 in 2D, the corner
 // nodes equal to the element's vertices and, at level full, a positive Jacobian at every
 // lattice node (the volume and face nodes); throws MeshError naming `source`, the element and
