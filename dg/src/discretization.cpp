@@ -2,6 +2,8 @@
 #include "dg/discretization.hpp"
 
 #include "dg/error.hpp"
+
+#include <mesh/geometry_nodes.hpp>
 #include "discretization_steps.hpp"
 #include "index.hpp"
 
@@ -45,6 +47,31 @@ void compute_node_coordinates(const mesh::Mesh& mesh, Discretization& d) {
   d.x = lambda * corners[0];
   d.y = lambda * corners[1];
   if (d.dim == 3) d.z = lambda * corners[2];
+
+  // Curved elements: their order-p map at the nodes, x = sum_n X_n L_n(r_i) (interpolated at
+  // order N, so the geometry is isoparametric: exact for p <= N, of degree N for p > N).
+  d.curved = mesh::curved_elements(mesh);
+  if (d.curved.empty()) return;
+  const int p = mesh.geometry_order;
+  const int Ng = mesh::lattice_size(d.dim, p);
+  Eigen::MatrixXd interpolation(e.Np, Ng);  // L_n(r_i)
+  std::vector<double> values;
+  for (int i = 0; i < e.Np; ++i) {
+    std::array<double, 3> r{};
+    for (int a = 0; a < d.dim; ++a) r[ix(a)] = nodes(i, a);
+    mesh::lattice_basis(d.dim, p, r, values);
+    for (int n = 0; n < Ng; ++n) interpolation(i, n) = values[ix(n)];
+  }
+  Eigen::MatrixXd X(Ng, d.dim);
+  for (int k : d.curved) {
+    const std::array<double, 3>* nodes_k = mesh::element_geometry_nodes(mesh, k);
+    for (int n = 0; n < Ng; ++n)
+      for (int c = 0; c < d.dim; ++c) X(n, c) = nodes_k[n][ix(c)];
+    const Eigen::MatrixXd x = interpolation * X;
+    d.x.col(k) = x.col(0);
+    d.y.col(k) = x.col(1);
+    if (d.dim == 3) d.z.col(k) = x.col(2);
+  }
 }
 
 }  // namespace detail

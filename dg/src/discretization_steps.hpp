@@ -6,11 +6,13 @@
 
 namespace rtdg::dg::detail {
 
-// x, y, z: the affine image of the reference nodes in each element.
+// x, y, z: the affine image of the reference nodes in each element, or for a curved element
+// its polynomial map at the nodes; d.curved.
 void compute_node_coordinates(const mesh::Mesh& mesh, Discretization& d);
 
-// rx ... tz and J of the affine map of each element (book GeometricFactors2D/3D); throws if
-// J <= 0 anywhere.
+// rx ... tz and J of the affine map of each element (book GeometricFactors2D/3D), per node
+// from Dr x .. on curved elements, with their weight-adjusted mass matrix (Vq, Pq, wq, Jq);
+// throws if J <= 0 at a node or cubature point, naming the element and its worst node.
 void compute_geometric_factors(const mesh::Mesh& mesh, Discretization& d);
 
 // nx, ny, nz, sJ, Fscale from the geometric factors (book Normals2D/3D).

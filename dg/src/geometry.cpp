@@ -1,11 +1,14 @@
 // Geometric factors, normals and surface Jacobians (book GeometricFactors2D/3D,
 // Normals2D/3D), written once for both dimensions where the book has two copies.
+#include "dg/basis.hpp"
+#include "dg/cubature.hpp"
 #include "dg/error.hpp"
 #include "discretization_steps.hpp"
 #include "index.hpp"
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace rtdg::dg::detail {
@@ -35,6 +38,88 @@ std::array<double, 3> reference_normal(Shape shape, int f) {
              "positive volume in 3D); rtdg's mesh readers (rtdg mesh, mesh::load_mesh) orient elements and "
              "refuse degenerate ones, naming the file";
   throw Error(message.str());
+}
+
+// dx_d/dr_a at the nodes of element k: A[a][d] (Np each), the isoparametric map's derivatives.
+std::array<std::array<Eigen::VectorXd, 3>, 3> map_derivatives(const Discretization& d, Eigen::Index k) {
+  const Element& e = d.element;
+  const Eigen::MatrixXd* D[3] = {&e.Dr, &e.Ds, &e.Dt};
+  const Eigen::MatrixXd* X[3] = {&d.x, &d.y, &d.z};
+  std::array<std::array<Eigen::VectorXd, 3>, 3> A;
+  for (int a = 0; a < d.dim; ++a)
+    for (int x = 0; x < d.dim; ++x) A[ix(a)][ix(x)] = *D[a] * X[x]->col(k);
+  return A;
+}
+
+double determinant_at(const std::array<std::array<Eigen::VectorXd, 3>, 3>& A, int dim, Eigen::Index i,
+                      Eigen::Matrix3d& jacobian) {
+  jacobian.setIdentity();
+  for (int a = 0; a < dim; ++a)
+    for (int x = 0; x < dim; ++x) jacobian(x, a) = A[ix(a)][ix(x)](i);
+  return jacobian.topLeftCorner(dim, dim).determinant();
+}
+
+[[noreturn]] void fail_curved_jacobian(const Discretization& d, int k, Eigen::Index node, double J, bool cubature) {
+  std::ostringstream message;
+  message << "dg: curved element " << k << " has volume Jacobian J = " << J << " <= 0 at its worst "
+          << (cubature ? "cubature point " : "node ") << node;
+  if (!cubature) {
+    message << " (" << d.x(node, k) << ", " << d.y(node, k);
+    if (d.dim == 3) message << ", " << d.z(node, k);
+    message << ")";
+  }
+  message << " at order " << d.element.N
+          << ": its polynomial map folds the element; refine the mesh near the curved boundary, let Gmsh untangle "
+             "it (Mesh.HighOrderOptimize = 2), or use a higher order";
+  throw Error(message.str());
+}
+
+// Curved elements: per-node factors from the isoparametric map and the weight-adjusted mass
+// matrix's pieces (discretization.hpp).
+void compute_curved_factors(const mesh::Mesh& mesh, Discretization& d) {
+  (void)mesh;
+  const Element& e = d.element;
+  const int dim = d.dim;
+  std::array<std::array<Eigen::MatrixXd*, 3>, 3> grad = {{{&d.rx, &d.ry, &d.rz},
+                                                           {&d.sx, &d.sy, &d.sz},
+                                                           {&d.tx, &d.ty, &d.tz}}};
+  // The cubature: exact for degree 2N + 3, so M_{1/J} is integrated to well past the order of
+  // the scheme for smooth J.
+  const Cubature cubature = collapsed_cubature(e.shape, weight_adjusted_cubature(e.N));
+  const Eigen::MatrixXd Vc = vandermonde(e.shape, e.N, cubature.points);
+  d.Vq = Vc * e.invV;                                                    // Nq x Np
+  d.wq = cubature.weights;
+  d.Pq = e.V * e.V.transpose() * d.Vq.transpose() * cubature.weights.asDiagonal();  // M^-1 Vq^T W
+  const Eigen::Index Nq = d.Vq.rows();
+  d.Jq.resize(Nq, static_cast<Eigen::Index>(d.curved.size()));
+  Eigen::Matrix3d jacobian;
+  for (std::size_t c = 0; c < d.curved.size(); ++c) {
+    const int k = d.curved[c];
+    const auto A = map_derivatives(d, k);
+    Eigen::Index worst = 0;
+    double worst_J = std::numeric_limits<double>::infinity();
+    for (Eigen::Index i = 0; i < e.Np; ++i) {
+      const double J = determinant_at(A, dim, i, jacobian);
+      if (J < worst_J || std::isnan(J)) {
+        worst_J = J;
+        worst = i;
+      }
+      d.J(i, k) = J;
+      const Eigen::Matrix3d G = jacobian.inverse();
+      for (int r = 0; r < dim; ++r)
+        for (int x = 0; x < dim; ++x) (*grad[ix(r)][ix(x)])(i, k) = G(r, x);
+    }
+    if (!(worst_J > 0.0)) fail_curved_jacobian(d, k, worst, worst_J, false);
+    // J at the cubature points: dx/dr is a polynomial of degree N - 1, interpolated exactly.
+    std::array<std::array<Eigen::VectorXd, 3>, 3> Aq;
+    for (int a = 0; a < dim; ++a)
+      for (int x = 0; x < dim; ++x) Aq[ix(a)][ix(x)] = d.Vq * A[ix(a)][ix(x)];
+    for (Eigen::Index q = 0; q < Nq; ++q) {
+      const double J = determinant_at(Aq, dim, q, jacobian);
+      if (!(J > 0.0)) fail_curved_jacobian(d, k, q, J, true);
+      d.Jq(q, static_cast<Eigen::Index>(c)) = J;
+    }
+  }
 }
 
 }  // namespace
@@ -68,6 +153,7 @@ void compute_geometric_factors(const mesh::Mesh& mesh, Discretization& d) {
       for (Eigen::Index x = 0; x < dim; ++x)
         grad[ix(c)][ix(x)]->col(k).setConstant(G(c, x));
   }
+  if (!d.curved.empty()) compute_curved_factors(mesh, d);
 }
 
 void compute_normals(Discretization& d) {

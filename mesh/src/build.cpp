@@ -2,6 +2,8 @@
 // groups, links periodic pairs, then validates the result.
 #include "mesh/build.hpp"
 
+#include "mesh/geometry_nodes.hpp"
+
 #include "connectivity.hpp"
 #include "text.hpp"
 #include "vec3.hpp"
@@ -35,6 +37,13 @@ void check_input(const RawMesh& raw) {
                          (raw.dim == 2 ? "triangles" : "tetrahedra"));
   }
   const std::size_t K = raw.elements.size();
+  if (raw.geometry_order < 1 || raw.geometry_order > 8) {
+    fail(raw.source, "geometry order " + std::to_string(raw.geometry_order) + " is not supported (1 to 8)");
+  }
+  if (raw.geometry_order > 1 && raw.element_nodes.size() != K * ix(lattice_size(raw.dim, raw.geometry_order))) {
+    fail(raw.source, "element_nodes needs " + std::to_string(lattice_size(raw.dim, raw.geometry_order)) +
+                         " nodes per element for geometry order " + std::to_string(raw.geometry_order));
+  }
   if (raw.element_region.size() != K || (!raw.element_tags.empty() && raw.element_tags.size() != K)) {
     fail(raw.source, "element_region (and element_tags, when given) need one entry per element");
   }
@@ -74,6 +83,15 @@ void flatten(Mesh& mesh, const std::string& source) {
     }
     z = 0.0;
   }
+  for (std::size_t n = 0; n < mesh.element_nodes.size(); ++n) {
+    double& z = mesh.element_nodes[n][2];
+    if (std::abs(z) > 1e-12 * std::max(extent, 1.0)) {
+      fail(source, "geometry node " + std::to_string(n % ix(lattice_size(2, mesh.geometry_order))) + " of element " +
+                       std::to_string(n / ix(lattice_size(2, mesh.geometry_order))) + " at " +
+                       detail::format_point(mesh.element_nodes[n]) + " is off the z = 0 plane; a 2D mesh must lie in z = 0");
+    }
+    z = 0.0;
+  }
 }
 
 // Rejects degenerate elements; swaps v1 and v2 of negatively oriented ones.
@@ -93,7 +111,15 @@ void orient(Mesh& mesh, const RawMesh& raw) {
                            detail::format_indices(v.data(), mesh.num_element_vertices()) + " at" +
                            corners);
     }
-    if (volume < 0.0) std::swap(mesh.EToV[ix(k)][1], mesh.EToV[ix(k)][2]);
+    if (volume < 0.0) {
+      std::swap(mesh.EToV[ix(k)][1], mesh.EToV[ix(k)][2]);
+      if (mesh.geometry_order > 1) {
+        const std::vector<int> swap = lattice_swap_v1_v2(mesh.dim, mesh.geometry_order);
+        std::array<double, 3>* X = mesh.element_nodes.data() + static_cast<std::ptrdiff_t>(k) * static_cast<std::ptrdiff_t>(swap.size());
+        const std::vector<std::array<double, 3>> old(X, X + swap.size());
+        for (std::size_t n = 0; n < swap.size(); ++n) X[n] = old[ix(swap[n])];
+      }
+    }
   }
 }
 
@@ -176,6 +202,8 @@ Mesh build_mesh(RawMesh raw) {
   mesh.boundary_names = raw.boundary_names;
   mesh.element_region = std::move(raw.element_region);
   mesh.region_names = std::move(raw.region_names);
+  mesh.geometry_order = raw.geometry_order;
+  mesh.element_nodes = std::move(raw.element_nodes);
   if (mesh.dim == 2) flatten(mesh, raw.source);
 
   orient(mesh, raw);

@@ -4,6 +4,8 @@
 // elements in tag order, so the same mesh read from any .msh flavour gives the same RawMesh.
 #include "gmsh_support.hpp"
 
+#include "mesh/geometry_nodes.hpp"
+
 #include "text.hpp"
 
 #include <gmsh.h>
@@ -17,10 +19,29 @@
 namespace rtdg::mesh::detail {
 namespace {
 
-// Gmsh element type numbers (see the MSH format reference).
-constexpr int kLine2 = 1;
-constexpr int kTriangle3 = 2;
-constexpr int kTetrahedron4 = 4;
+struct TypeProperties {
+  std::string name;
+  int dim = 0;
+  int order = 0;
+  int nodes = 0;
+  int primary = 0;
+  std::vector<double> local;  // [nodes][dim] reference coordinates in Gmsh's unit simplex
+};
+
+TypeProperties properties(int type) {
+  TypeProperties p;
+  gmsh::model::mesh::getElementProperties(type, p.name, p.dim, p.order, p.nodes, p.local, p.primary);
+  return p;
+}
+
+// A complete Lagrange simplex of dimension dim (Gmsh's 3-, 6-, 10-, 15-node triangles,
+// 4-, 10-, 20-, 35-node tetrahedra, 2-, 3-, 4-, 5-node lines), not an incomplete
+// (serendipity) one or another shape.
+bool is_complete_simplex(const TypeProperties& p, int dim) {
+  if (p.dim != dim || p.primary != dim + 1 || p.order < 1) return false;
+  if (dim == 1) return p.nodes == p.order + 1;
+  return p.nodes == lattice_size(dim, p.order);
+}
 
 std::string entity_kind(int dim) {
   switch (dim) {
@@ -91,7 +112,7 @@ int group_of_entity(int dim, int tag, const std::map<int, int>& groups, const st
 
 struct Element {
   std::size_t tag;
-  std::array<std::size_t, 4> nodes;
+  std::vector<std::size_t> nodes;  // the type's nodes: the dim + 1 vertices first
   int region;
 };
 
@@ -101,11 +122,10 @@ struct TaggedNodes {
 };
 
 // Volume elements of every entity of dimension `dim`; rejects element types other than the
-// straight-sided simplex, and mixed types.
+// complete Lagrange simplices (straight or high-order), and mixed types. `type` is set to
+// the one type found.
 std::vector<Element> volume_elements(int dim, const std::map<int, int>& groups,
-                                     const std::vector<std::string>& names, const std::string& source) {
-  const int simplex = dim == 2 ? kTriangle3 : kTetrahedron4;
-  const std::size_t nvert = ix(dim + 1);
+                                     const std::vector<std::string>& names, const std::string& source, int& found_type) {
   gmsh::vectorpair entities;
   gmsh::model::getEntities(entities, dim);
   std::map<int, std::size_t> count_by_type;
@@ -128,27 +148,28 @@ std::vector<Element> volume_elements(int dim, const std::map<int, int>& groups,
                        physical_keyword(dim) + "(\"domain\") = {" + std::to_string(entity) + "}");
     }
     for (std::size_t t = 0; t < types.size(); ++t) {
-      if (types[t] != simplex) continue;
+      if (tags[t].empty()) continue;
+      const std::size_t per = nodes[t].size() / tags[t].size();
       for (std::size_t e = 0; e < tags[t].size(); ++e) {
-        Element element{tags[t][e], {0, 0, 0, 0}, region};
-        std::copy_n(nodes[t].begin() + static_cast<std::ptrdiff_t>(e * nvert), nvert, element.nodes.begin());
-        elements.push_back(element);
+        const auto first = nodes[t].begin() + static_cast<std::ptrdiff_t>(e * per);
+        elements.push_back({tags[t][e], std::vector<std::size_t>(first, first + static_cast<std::ptrdiff_t>(per)), region});
       }
     }
   }
-  const std::string wanted = dim == 2 ? "straight-sided triangles (3-node)" : "straight-sided tetrahedra (4-node)";
+  const std::string wanted = dim == 2 ? "triangles (3-, 6-, 10- or 15-node)" : "tetrahedra (4-, 10-, 20- or 35-node)";
   if (count_by_type.size() > 1) {
     std::string list;
     for (const auto& [type, count] : count_by_type) {
       list += (list.empty() ? "" : ", ") + std::to_string(count) + " " + element_type_name(type);
     }
     fail(source, "mixed element types in the " + std::to_string(dim) + "D mesh: " + list + "; rtdg needs " +
-                     "one type: " + wanted + " (curved and high-order elements come later)");
+                     "one type: " + wanted + " of one order");
   }
-  if (count_by_type.size() == 1 && count_by_type.begin()->first != simplex) {
+  if (count_by_type.size() == 1 && !is_complete_simplex(properties(count_by_type.begin()->first), dim)) {
     fail(source, "element type '" + element_type_name(count_by_type.begin()->first) + "' is not supported; rtdg needs " +
-                     wanted + " (set Mesh.ElementOrder = 1, no recombination)");
+                     wanted + ", complete Lagrange elements (no recombination, Mesh.SecondOrderIncomplete = 0)");
   }
+  found_type = count_by_type.empty() ? 0 : count_by_type.begin()->first;
   std::sort(elements.begin(), elements.end(), [](const Element& a, const Element& b) { return a.tag < b.tag; });
   return elements;
 }
@@ -156,7 +177,6 @@ std::vector<Element> volume_elements(int dim, const std::map<int, int>& groups,
 // Faces of named boundary groups (entities of dimension dim - 1).
 std::vector<TaggedNodes> boundary_elements(int dim, const std::map<int, int>& groups,
                                            const std::vector<std::string>& names, const std::string& source) {
-  const int face_type = dim == 2 ? kLine2 : kTriangle3;
   const std::size_t nfv = ix(dim);
   gmsh::vectorpair entities;
   gmsh::model::getEntities(entities, dim - 1);
@@ -169,14 +189,17 @@ std::vector<TaggedNodes> boundary_elements(int dim, const std::map<int, int>& gr
     std::vector<std::vector<std::size_t>> nodes;
     gmsh::model::mesh::getElements(types, tags, nodes, entity_dim, entity);
     for (std::size_t t = 0; t < types.size(); ++t) {
-      if (types[t] != face_type) {
+      // A face of any order: its first nfv nodes are its vertices.
+      if (!is_complete_simplex(properties(types[t]), dim - 1)) {
         fail(source, entity_kind(entity_dim) + " " + std::to_string(entity) + " of physical group '" + names[ix(group)] +
                          "' has " + element_type_name(types[t]) + " elements; faces of a " + std::to_string(dim) +
-                         "D simplex mesh are " + element_type_name(face_type) + " elements");
+                         "D simplex mesh are " + (dim == 2 ? "lines" : "triangles"));
       }
+      if (tags[t].empty()) continue;
+      const std::size_t per = nodes[t].size() / tags[t].size();
       for (std::size_t e = 0; e < tags[t].size(); ++e) {
         TaggedNodes face{{0, 0, 0}, group};
-        std::copy_n(nodes[t].begin() + static_cast<std::ptrdiff_t>(e * nfv), nfv, face.nodes.begin());
+        std::copy_n(nodes[t].begin() + static_cast<std::ptrdiff_t>(e * per), nfv, face.nodes.begin());
         faces.push_back(face);
       }
     }
@@ -253,7 +276,8 @@ RawMesh extract_model(const std::string& source) {
 
   const std::map<int, int> regions = named_groups(dim, raw.region_names, source);
   const std::map<int, int> boundaries = named_groups(dim - 1, raw.boundary_names, source);
-  const std::vector<Element> elements = volume_elements(dim, regions, raw.region_names, source);
+  int type = 0;
+  const std::vector<Element> elements = volume_elements(dim, regions, raw.region_names, source, type);
   if (elements.empty()) {
     fail(source, std::string("the mesh is empty: it has no ") + (dim == 2 ? "triangles" : "tetrahedra") +
                      " (when a file defines physical groups, Gmsh saves only the elements in them: add the "
@@ -277,6 +301,9 @@ RawMesh extract_model(const std::string& source) {
   gmsh::model::mesh::getNodes(node_tags, coords, parametric, -1, -1, false, false);
   raw.vertices.assign(used.size(), {0.0, 0.0, 0.0});
   std::vector<bool> found(used.size(), false);
+  std::unordered_map<std::size_t, std::size_t> node_of;  // tag -> index into node_tags
+  node_of.reserve(node_tags.size());
+  for (std::size_t n = 0; n < node_tags.size(); ++n) node_of[node_tags[n]] = n;
   for (std::size_t n = 0; n < node_tags.size(); ++n) {
     const auto it = vertex_of.find(node_tags[n]);
     if (it == vertex_of.end()) continue;
@@ -291,6 +318,34 @@ RawMesh extract_model(const std::string& source) {
     const auto it = vertex_of.find(tag);
     return it == vertex_of.end() ? -1 : it->second;
   };
+  // High-order elements: every node onto rtdg's lattice (geometry_nodes.hpp) through its
+  // reference coordinates in Gmsh's unit simplex, u = (1 + r) / 2.
+  const TypeProperties props = properties(type);
+  if (props.order > 1) {
+    raw.geometry_order = props.order;
+    const int size = lattice_size(dim, props.order);
+    std::vector<int> slot(ix(size), -1);  // Gmsh node -> lattice node
+    for (int n = 0; n < props.nodes; ++n) {
+      std::array<int, 3> m{0, 0, 0};
+      for (int a = 0; a < dim; ++a) m[ix(a)] = static_cast<int>(std::lround(props.local[ix(n * dim + a)] * props.order));
+      slot[ix(n)] = lattice_index(dim, props.order, m[0], m[1], m[2]);
+    }
+    std::vector<int> sorted = slot;
+    std::sort(sorted.begin(), sorted.end());
+    for (int n = 0; n < size; ++n)
+      if (sorted[ix(n)] != n) fail(source, "element type '" + props.name + "': its nodes are not the equispaced lattice of order " + std::to_string(props.order));
+    raw.element_nodes.assign(elements.size() * ix(size), {0.0, 0.0, 0.0});
+    for (std::size_t e = 0; e < elements.size(); ++e) {
+      for (int n = 0; n < size; ++n) {
+        const std::size_t tag = elements[e].nodes[ix(n)];
+        const auto it = node_of.find(tag);
+        if (it == node_of.end()) fail(source, "node " + std::to_string(tag) + " is used by an element but not defined");
+        const std::size_t i = it->second;
+        raw.element_nodes[e * ix(size) + ix(slot[ix(n)])] = {coords[3 * i], coords[3 * i + 1], coords[3 * i + 2]};
+      }
+    }
+  }
+
   raw.elements.reserve(elements.size());
   for (const Element& element : elements) {
     std::array<int, 4> v{-1, -1, -1, -1};

@@ -1,6 +1,8 @@
 // read_hdf5: the layout of hdf5_io.hpp back into a Mesh, with structural checks.
 #include "mesh/hdf5_io.hpp"
 
+#include "mesh/geometry_nodes.hpp"
+
 #include "hdf5_partitions.hpp"
 #include "hdf5_support.hpp"
 #include "text.hpp"
@@ -95,6 +97,18 @@ Mesh read_contents(hid_t file, const std::string& source) {
   for (std::size_t i = 0; i < Q; ++i) {
     mesh.periodic_pairs.push_back(
         {pairs[2 * i], pairs[2 * i + 1], {pair_shifts[3 * i], pair_shifts[3 * i + 1], pair_shifts[3 * i + 2]}});
+  }
+  // Version 2: high-order geometry; without it (version 1) the elements are straight-sided.
+  if (h5::has_attribute(file, "geometry_order")) {
+    const int order = h5::read_int_attribute(file, "geometry_order", source);
+    if (order < 2 || order > 8) {
+      fail(source, "geometry_order " + std::to_string(order) + " is not supported (2 to 8, or no attribute for straight-sided elements)");
+    }
+    mesh.geometry_order = order;
+    dims = {K, ix(lattice_size(mesh.dim, order)), 3};
+    const std::vector<double> nodes = h5::read_array<double>(file, "element_nodes", dims, source);
+    mesh.element_nodes.resize(nodes.size() / 3);
+    for (std::size_t n = 0; n < mesh.element_nodes.size(); ++n) mesh.element_nodes[n] = {nodes[3 * n], nodes[3 * n + 1], nodes[3 * n + 2]};
   }
   return mesh;
 }

@@ -1,6 +1,8 @@
 // write_hdf5: the layout of hdf5_io.hpp, written through a temporary file.
 #include "mesh/hdf5_io.hpp"
 
+#include "mesh/geometry_nodes.hpp"
+
 #include "hdf5_partitions.hpp"
 #include "hdf5_support.hpp"
 #include "temp_file.hpp"
@@ -27,7 +29,7 @@ void write_contents(const Mesh& mesh, hid_t file, const Provenance& provenance, 
   const std::size_t nfv = ix(mesh.num_face_vertices());
 
   h5::write_attribute(file, "format", std::string("rtdg-mesh"), source);
-  h5::write_attribute(file, "version", kHdf5FormatVersion, source);
+  h5::write_attribute(file, "version", mesh.geometry_order > 1 ? 2 : 1, source);
   h5::write_attribute(file, "dim", mesh.dim, source);
   h5::write_attribute(file, "element_type", std::string(to_string(mesh.type)), source);
   h5::write_attribute(file, "source", provenance.source, source);
@@ -82,6 +84,14 @@ void write_contents(const Mesh& mesh, hid_t file, const Provenance& provenance, 
   }
   h5::write_array(file, "periodic_pairs", {mesh.periodic_pairs.size(), 2}, pairs, source);
   h5::write_array(file, "periodic_pair_shifts", {mesh.periodic_pairs.size(), 3}, pair_shifts, source);
+
+  if (mesh.geometry_order > 1) {
+    h5::write_attribute(file, "geometry_order", mesh.geometry_order, source);
+    std::vector<double> nodes;
+    nodes.reserve(mesh.element_nodes.size() * 3);
+    for (const auto& x : mesh.element_nodes) nodes.insert(nodes.end(), x.begin(), x.end());
+    h5::write_array(file, "element_nodes", {K, ix(lattice_size(mesh.dim, mesh.geometry_order)), 3}, nodes, source);
+  }
 }
 
 }  // namespace

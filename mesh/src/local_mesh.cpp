@@ -3,6 +3,7 @@
 #include "mesh/local_mesh.hpp"
 
 #include "mesh/error.hpp"
+#include "mesh/geometry_nodes.hpp"
 
 #include "text.hpp"
 
@@ -78,6 +79,7 @@ LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int r
   mesh.boundary_names = global.boundary_names;
   mesh.region_names = global.region_names;
   mesh.periodic_pairs = global.periodic_pairs;
+  mesh.geometry_order = global.geometry_order;
   for (int v : local.vertex_global) mesh.vertices.push_back(global.vertices[ix(v)]);
 
   // Index into global.periodic_faces of each periodic face slot k * 4 + f, -1 elsewhere.
@@ -95,6 +97,10 @@ LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int r
     for (int i = 0; i < global.num_element_vertices(); ++i) vertices[ix(i)] = vertex_local[ix(global.EToV[ix(k)][ix(i)])];
     mesh.EToV.push_back(vertices);
     mesh.element_region.push_back(global.element_region[ix(k)]);
+    if (global.geometry_order > 1) {
+      const std::array<double, 3>* X = element_geometry_nodes(global, k);
+      mesh.element_nodes.insert(mesh.element_nodes.end(), X, X + lattice_size(global.dim, global.geometry_order));
+    }
     std::array<int, 4> etoe{-1, -1, -1, -1};
     std::array<int, 4> etof{-1, -1, -1, -1};
     FaceVertexMatch match = global.face_vertex_match[ix(k)];

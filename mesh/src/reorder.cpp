@@ -1,5 +1,7 @@
 #include "mesh/reorder.hpp"
 
+#include "mesh/geometry_nodes.hpp"
+
 #include "text.hpp"
 
 #include <algorithm>
@@ -86,6 +88,12 @@ Mesh reorder_elements(const Mesh& mesh, std::span<const int> order, std::string_
     }
   }
   const auto by_face = [](const auto& a, const auto& b) { return std::pair(a.element, a.face) < std::pair(b.element, b.face); };
+  if (mesh.geometry_order > 1) {
+    const std::size_t size = ix(lattice_size(mesh.dim, mesh.geometry_order));
+    for (int i = 0; i < K; ++i)
+      std::copy_n(mesh.element_nodes.begin() + static_cast<std::ptrdiff_t>(ix(order[ix(i)]) * size), size,
+                  out.element_nodes.begin() + static_cast<std::ptrdiff_t>(ix(i) * size));
+  }
   for (BoundaryFace& b : out.boundary_faces) b.element = renumber[ix(b.element)];
   std::sort(out.boundary_faces.begin(), out.boundary_faces.end(), by_face);
   for (PeriodicFace& p : out.periodic_faces) p.element = renumber[ix(p.element)];

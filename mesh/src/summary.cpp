@@ -1,5 +1,7 @@
 #include "mesh/summary.hpp"
 
+#include "mesh/geometry_nodes.hpp"
+
 #include "text.hpp"
 
 namespace rtdg::mesh {
@@ -10,7 +12,7 @@ MeshSummary summarize(const Mesh& mesh) {
   summary.type = mesh.type;
   summary.elements = mesh.num_elements();
   summary.vertices = mesh.num_vertices();
-  summary.volume = total_volume(mesh);
+  summary.volume = mapped_volume(mesh);
   for (const std::string& name : mesh.boundary_names) summary.boundary_groups.emplace_back(name, 0);
   for (const BoundaryFace& face : mesh.boundary_faces) ++summary.boundary_groups[detail::ix(face.group)].second;
   // Groups used up by periodic pairs have no boundary faces left: listed with their pair.
@@ -31,6 +33,8 @@ MeshSummary summarize(const Mesh& mesh) {
   }
   for (const std::string& name : mesh.region_names) summary.regions.emplace_back(name, 0);
   for (int region : mesh.element_region) ++summary.regions[detail::ix(region)].second;
+  summary.geometry_order = mesh.geometry_order;
+  summary.curved_elements = static_cast<int>(curved_elements(mesh).size());
   return summary;
 }
 
@@ -39,6 +43,10 @@ std::string format_summary(const MeshSummary& summary) {
   std::string text = std::to_string(summary.dim) + "D mesh: " + std::to_string(summary.elements) + " " +
                      (planar ? "triangles" : "tetrahedra") + ", " + std::to_string(summary.vertices) + " vertices, " +
                      (planar ? "area " : "volume ") + detail::format_number(summary.volume) + "\n";
+  if (summary.geometry_order > 1) {
+    text += "  geometry order " + std::to_string(summary.geometry_order) + ": " + std::to_string(summary.curved_elements) +
+            " curved elements\n";
+  }
   for (const auto& [name, elements] : summary.regions) {
     text += "  region '" + name + "': " + std::to_string(elements) + " elements\n";
   }

@@ -1,6 +1,7 @@
 // validate(): the Mesh conventions of mesh.hpp, checked one by one; the first violation is
 // thrown with the element, face and group it concerns.
 #include "mesh/error.hpp"
+#include "mesh/geometry_nodes.hpp"
 #include "mesh/mesh.hpp"
 
 #include "connectivity.hpp"
@@ -227,6 +228,7 @@ void validate(const Mesh& mesh, std::string_view source, Validation level) {
   check_connectivity(mesh, source);
   check_boundary(mesh, source);
   if (level == Validation::full) check_geometry(mesh, source);
+  validate_geometry_nodes(mesh, source, level);
 }
 
 }  // namespace rtdg::mesh

@@ -94,6 +94,7 @@ struct Case {
   // TF/SF: the elements with centroids in [0.3, 0.7]^dim carry the total field; a Gaussian
   // pulse crosses the box's faces during the steps.
   bool tfsf = false;
+  bool curved = false;  // every element curved (test::bent): the curved element group's kernels
 };
 
 void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
@@ -186,6 +187,7 @@ TEST_P(HaloRun, PartsReproduceTheSerialRun) {
   const fluxes::Law law = law_file(c.law);
   mesh::RawMesh raw = box_mesh(c.dim, c.n);
   if (c.periodic) raw = test::periodic_in_x(raw, 1.0);
+  if (c.curved) raw = test::bent(raw, 0.02);
   const mesh::Mesh global = mesh::build_mesh(raw);
   const mesh::Partition partition = checkerboard(global, c.parts);
 
@@ -236,6 +238,9 @@ TEST_P(HaloRun, PartsReproduceTheSerialRun) {
       total.push_back(in ? 1 : 0);
     }
     base.total_field = total;
+  }
+  if (c.curved) {
+    ASSERT_EQ(disc.curved.size(), static_cast<std::size_t>(disc.K));
   }
   SolverSetup serial_setup = base;
   if (c.materials) {
@@ -347,6 +352,8 @@ std::vector<Case> cases() {
       {"maxwell3d", 3, 3, 2, 3, false, false, Integrator::lserk4, async_plan(), "maxwell3d_tfsf_3parts_async", true},
       {"maxwell2d_tm", 2, 6, 3, 2, false, false, Integrator::lserk4, bernstein_plan(Derivative::flux),
        "tm2d_tfsf_2parts_bernstein", true},
+      {"maxwell2d_tm", 2, 6, 3, 3, false, true, Integrator::lserk4, {}, "tm2d_curved_materials_3parts", false, true},
+      {"maxwell3d", 3, 3, 2, 2, false, false, Integrator::ssprk3, {}, "maxwell3d_curved_2parts_ssp", false, true},
   };
 }
 

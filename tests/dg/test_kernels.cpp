@@ -7,6 +7,7 @@
 #include "solver_support.hpp"
 
 #include <dg/bernstein.hpp>
+#include <dg/cubature.hpp>
 #include <dg/element.hpp>
 #include <dg/error.hpp>
 #include <dg/incident.hpp>
@@ -223,6 +224,46 @@ void expect_compiles_verbose(rtcg::Compiler& compiler, const GeneratedKernels& k
     if (verbose) std::printf("%s: %zu bytes of CUBIN\n%s\n", label.c_str(), binary.image.size(), binary.log.c_str());
   } catch (const std::exception& error) {
     ADD_FAILURE() << kernels.name << ": " << error.what();
+  }
+}
+
+// The curved element group's kernels (KernelSpec::curved: rtdg_volume_curved,
+// rtdg_surface_curved, rtdg_wadg) compile with NVRTC for sm_90: laws with every boundary
+// condition and an incident field, a source reading the coordinates (the PML), both layouts and
+// precisions, low and high orders; and their shared memory fits where the order grows.
+TEST(GeneratedDgKernels, CurvedGroupCompilesWithNvrtcForSm90) {
+  const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
+  struct Case {
+    const char* law;
+    Shape shape;
+    int N;
+  };
+  for (const Case c : {Case{"maxwell2d_tm", Shape::triangle, 2}, Case{"maxwell2d_tm_pml", Shape::triangle, 5},
+                       Case{"maxwell3d", Shape::tetrahedron, 3}, Case{"euler2d", Shape::triangle, 4}}) {
+    const fluxes::Law law = test::law_file(c.law);
+    KernelSpec spec;
+    spec.law = &law;
+    spec.parameters = fluxes::resolve_parameters(law);
+    for (const fluxes::BoundaryCondition& bc : law.boundaries) spec.conditions.push_back(&bc);
+    if (law.env.incident_components() > 0) {
+      const std::array<double, 3> direction{1, 0, 0}, polarization{0, 0, 1};
+      spec.incident = lower_plane_wave(law, PlaneWave{direction, polarization}, 1.0, 1.0, 0.0);
+    }
+    spec.element = &element(c.shape, c.N);
+    spec.curved = true;
+    // Both layouts and both precisions, in two programs per case.
+    for (const auto& [layout, scalar] : {std::pair{Layout::field_major, fluxes::ScalarType::float64},
+                                         std::pair{Layout::element_major, fluxes::ScalarType::float32}}) {
+      spec.plan = Plan{};
+      spec.plan.layout = layout;
+      spec.scalar = scalar;
+      const GeneratedKernels kernels = generate_kernels(spec);
+      EXPECT_TRUE(kernels.curved);
+      EXPECT_EQ(kernels.cubature_points, cubature_points(c.shape, c.N + 1));
+      for (const char* name : {"rtdg_volume_curved", "rtdg_surface_curved", "rtdg_wadg"})
+        EXPECT_NE(kernels.source.find(name), std::string::npos) << name;
+      expect_compiles(*nvrtc, kernels);
+    }
   }
 }
 

@@ -1,6 +1,9 @@
 #include "test_meshes.hpp"
 
+#include <mesh/geometry_nodes.hpp>
+
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace rtdg::dg::test {
@@ -93,6 +96,36 @@ int group_index(const mesh::RawMesh& raw, const char* name) {
 
 mesh::RawMesh periodic_in_x(mesh::RawMesh raw, double length) {
   raw.periodic.push_back({group_index(raw, "xmin"), group_index(raw, "xmax"), std::array<double, 3>{length, 0, 0}});
+  return raw;
+}
+
+mesh::RawMesh bent(mesh::RawMesh raw, double amount) {
+  const int dim = raw.dim;
+  raw.geometry_order = 2;
+  raw.element_nodes.clear();
+  const int size = mesh::lattice_size(dim, 2);
+  for (const auto& element : raw.elements) {
+    for (int node = 0; node < size; ++node) {
+      const auto r = mesh::lattice_point(dim, 2, node);
+      // The affine image of the lattice point in the element as given (build_mesh orients).
+      std::array<double, 4> lambda{1, 0, 0, 0};
+      for (int a = 0; a < dim; ++a) {
+        lambda[static_cast<std::size_t>(a + 1)] = 0.5 * (1 + r[static_cast<std::size_t>(a)]);
+        lambda[0] -= lambda[static_cast<std::size_t>(a + 1)];
+      }
+      std::array<double, 3> x{};
+      for (int v = 0; v <= dim; ++v)
+        for (std::size_t c = 0; c < 3; ++c)
+          x[c] += lambda[static_cast<std::size_t>(v)] *
+                  raw.vertices[static_cast<std::size_t>(element[static_cast<std::size_t>(v)])][c];
+      if (std::count(lambda.begin(), lambda.begin() + dim + 1, 1.0) != 1) {
+        x[0] += amount * std::sin(3 * x[1] + 1) * std::cos(2 * x[0]);
+        x[1] += amount * std::cos(2 * x[0] - x[1]);
+        if (dim == 3) x[2] += amount * std::sin(x[0] + x[1] + 2 * x[2]);
+      }
+      raw.element_nodes.push_back(x);
+    }
+  }
   return raw;
 }
 

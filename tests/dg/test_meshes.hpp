@@ -24,4 +24,9 @@ int group_index(const mesh::RawMesh& raw, const char* name);
 // The box with the "xmin" and "xmax" groups identified by the translation (size[0], 0, 0).
 mesh::RawMesh periodic_in_x(mesh::RawMesh raw, double length);
 
+// The mesh with geometry order 2 and every non-vertex node moved by `amount` times a smooth
+// field of its position (the same for a node that neighbours share): every element curved,
+// boundaries too. Not for periodic meshes (the two sides would move differently).
+mesh::RawMesh bent(mesh::RawMesh raw, double amount);
+
 }  // namespace rtdg::dg::test

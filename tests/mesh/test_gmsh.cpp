@@ -236,7 +236,18 @@ TEST_F(MeshGmsh, MshWithMixedElementTypes) {
                     HasSubstr("rtdg needs one type")));
 }
 
-TEST_F(MeshGmsh, SecondOrderElementsAreRefusedAndDoNotLeak) {
+TEST_F(MeshGmsh, MshWithSerendipityElements) {
+  const TemporaryFolder folder;
+  // Type 16: the 8-node (incomplete) quadrangle; type 20: the 9-node incomplete triangle.
+  write_text(folder / "incomplete.msh",
+             "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n" + kNames +
+                 "$Nodes\n9\n1 0 0 0\n2 3 0 0\n3 0 3 0\n4 1 0 0\n5 2 0 0\n6 2 1 0\n7 1 2 0\n8 0 2 0\n9 0 1 0\n$EndNodes\n"
+                 "$Elements\n1\n1 20 2 2 1 1 2 3 4 5 6 7 8 9\n$EndElements\n");
+  EXPECT_THAT(load_error(folder / "incomplete.msh"),
+              AllOf(HasSubstr("'Triangle 9' is not supported"), HasSubstr("complete Lagrange elements")));
+}
+
+TEST_F(MeshGmsh, ElementOrderOfAFileDoesNotLeak) {
   const TemporaryFolder folder;
   write_text(folder / "quadratic.geo",
              "Point(1) = {0, 0, 0, 1}; Point(2) = {1, 0, 0, 1}; Point(3) = {0, 1, 0, 1};\n"
@@ -244,10 +255,13 @@ TEST_F(MeshGmsh, SecondOrderElementsAreRefusedAndDoNotLeak) {
              "Curve Loop(1) = {1, 2, 3}; Plane Surface(1) = {1};\n"
              "Physical Curve(\"walls\") = {1, 2, 3}; Physical Surface(\"domain\") = {1};\n"
              "Mesh.ElementOrder = 2;\n");
-  EXPECT_THAT(load_error(folder / "quadratic.geo"),
-              AllOf(HasSubstr("element type 'Triangle 6' is not supported"), HasSubstr("Mesh.ElementOrder = 1")));
+  const Mesh quadratic = load_mesh(folder / "quadratic.geo");
+  EXPECT_EQ(quadratic.geometry_order, 2);
   // The option the file set does not carry over to the next file.
-  EXPECT_EQ(check_conventions(load_mesh(geometries() / "square.geo")), "");
+  const Mesh square = load_mesh(geometries() / "square.geo");
+  EXPECT_EQ(check_conventions(square), "");
+  EXPECT_EQ(square.geometry_order, 1);
+  EXPECT_TRUE(square.element_nodes.empty());
 }
 
 TEST_F(MeshGmsh, EmptyMsh) {

@@ -72,6 +72,40 @@ std::string point_text(const std::string& probe, std::size_t index, const std::a
 }
 
 // `part`: a rank's part of the mesh; a point outside it comes back with element -1.
+
+// Curved elements (dg::Discretization::curved): the reference point of p under the element's
+// isoparametric map, by Newton's method from `r` (the straight simplex's answer, or the
+// centroid); whether it converged inside the element (within kProbeTolerance). The map is
+// x(r) = sum_i x_i l_i(r) with the nodal basis at the element's order.
+bool invert_curved_map(const dg::Discretization& d, int k, const std::array<double, 3>& p, std::array<double, 3>& r) {
+  const dg::Element& e = d.element;
+  const int dim = d.dim;
+  const Eigen::MatrixXd* X[3] = {&d.x, &d.y, &d.z};
+  bool converged = false;
+  for (int it = 0; it < 30 && !converged; ++it) {
+    Eigen::MatrixXd point(1, dim);
+    for (int a = 0; a < dim; ++a) point(0, a) = r[ix(a)];
+    const Eigen::MatrixXd l = dg::vandermonde(e.shape, e.N, point) * e.invV;
+    const std::vector<Eigen::MatrixXd> dl = dg::grad_vandermonde(e.shape, e.N, point);
+    Eigen::Matrix3d A = Eigen::Matrix3d::Identity();
+    Eigen::Vector3d residual = Eigen::Vector3d::Zero();
+    for (int c = 0; c < dim; ++c) {
+      residual(c) = p[ix(c)] - (l * X[c]->col(k))(0, 0);
+      for (int a = 0; a < dim; ++a) A(c, a) = (dl[ix(a)] * e.invV * X[c]->col(k))(0, 0);
+    }
+    const Eigen::Vector3d step = A.partialPivLu().solve(residual);
+    for (int a = 0; a < dim; ++a) r[ix(a)] += step(a);
+    converged = step.head(dim).norm() < 1e-13;
+  }
+  if (!converged) return false;
+  double sum = 0;
+  for (int a = 0; a < dim; ++a) {
+    if (r[ix(a)] < -1.0 - 2 * kProbeTolerance) return false;
+    sum += r[ix(a)];
+  }
+  return sum <= 2.0 - dim + 2 * kProbeTolerance;  // r + s <= 0 (2D), r + s + t <= -1 (3D)
+}
+
 ProbePoint locate(const dg::Discretization& discretization, const mesh::Mesh& mesh, const std::string& probe,
                   std::size_t index, const std::array<double, 3>& p, const ProbePart* part) {
   const int dim = mesh.dim;
@@ -97,6 +131,25 @@ ProbePoint locate(const dg::Discretization& discretization, const mesh::Mesh& me
   }
   ProbePoint point;
   point.position = p;
+  for (int d = 0; d < dim; ++d) point.reference[ix(d)] = 2.0 * best_lambda[ix(d + 1)] - 1.0;
+  const auto& curved = discretization.curved;
+  if (best >= 0 && std::binary_search(curved.begin(), curved.end(), best)) {
+    // In a curved element the straight simplex's coordinates are a first guess.
+    if (!invert_curved_map(discretization, best, p, point.reference)) best = -1;
+  }
+  if (best < 0) {
+    // A point between a curved face and its chord lies in no straight simplex.
+    for (int k : curved) {
+      std::array<double, 3> r{};
+      for (int d = 0; d < dim; ++d) r[ix(d)] = -1.0 + 2.0 / (dim + 1);
+      if (invert_curved_map(discretization, k, p, r)) {
+        best = k;
+        best_depth = 0;  // inside the curved element (outside its chord): one element holds it
+        point.reference = r;
+        break;
+      }
+    }
+  }
   if (best < 0) {
     if (part) return point;
     std::array<double, 3> lo{}, hi{};
@@ -113,10 +166,7 @@ ProbePoint locate(const dg::Discretization& discretization, const mesh::Mesh& me
   point.element = best;
   point.depth = best_depth;
   Eigen::MatrixXd reference(1, dim);
-  for (int d = 0; d < dim; ++d) {
-    point.reference[ix(d)] = 2.0 * best_lambda[ix(d + 1)] - 1.0;
-    reference(0, d) = point.reference[ix(d)];
-  }
+  for (int d = 0; d < dim; ++d) reference(0, d) = point.reference[ix(d)];
   const dg::Element& element = discretization.element;
   const Eigen::MatrixXd row = dg::vandermonde(element.shape, element.N, reference) * element.invV;
   point.weights.assign(row.data(), row.data() + row.size());

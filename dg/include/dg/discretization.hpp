@@ -17,10 +17,13 @@
 // flat face-node indices (k * Nfaces * Nfp + f * Nfp + j) of the neighbour's node; mapM is
 // the identity and not stored.
 //
-// rtdg::mesh elements are straight-sided, so the geometric factors are constant per element;
-// they are computed from the vertex differences (exact to rounding relative to the element
-// size) rather than as the book's Dr * x, and stored per node so curved elements can come
-// later without changing the layout.
+// On straight-sided (affine) elements the geometric factors are constant per element; they are
+// computed from the vertex differences (exact to rounding relative to the element size) rather
+// than as the book's Dr * x. Curved elements (mesh::is_curved: a mesh of geometry order > 1
+// whose element map is not affine) are isoparametric: x is the element's polynomial map
+// (mesh/geometry_nodes.hpp) interpolated at the order-N nodes, and rx ... tz, J, the normals
+// and sJ come per node from Dr x, Ds x (, Dt x). Their mass matrix is weight-adjusted
+// (docs/curved.md): Vq, Pq and Jq below.
 // sJ is the physical face measure per unit measure of the face's reference coordinates used
 // by LIFT (element.hpp), so the surface term is LIFT * (Fscale .* flux), Fscale = sJ / J.
 #pragma once
@@ -68,6 +71,17 @@ struct Discretization {
   // One entry per mesh boundary group, in mesh.boundary_names order. Periodic groups are
   // connected, not boundary, and have no faces here.
   std::vector<BoundaryNodes> boundaries;
+
+  // Curved elements (docs/curved.md), ascending; empty for a straight-sided mesh. Kc of them.
+  std::vector<int> curved;
+  // The weight-adjusted inverse mass matrix of curved element k, M_J^-1 ~ M^-1 M_{1/J} M^-1
+  // (Chan, Hewett & Warburton 2017), applied to a reference-element right-hand side r as
+  // Pq diag(1/Jq(:, c)) Vq r, on the collapsed cubature of degree 2N + 3 (dg/cubature.hpp).
+  // Empty when no element is curved.
+  Eigen::MatrixXd Vq;  // Nq x Np   nodal values -> values at the cubature points
+  Eigen::MatrixXd Pq;  // Np x Nq   M^-1 Vq^T diag(wq): L2 projection back onto the nodes
+  Eigen::VectorXd wq;  // Nq        cubature weights on the reference element
+  Eigen::MatrixXd Jq;  // Nq x Kc   J at the cubature points of curved element curved[c]
 
   // The boundary with this physical name; throws dg::Error listing the names there are.
   const BoundaryNodes& boundary(std::string_view name) const;

@@ -40,6 +40,18 @@
 //                    AV, AL, prm, T t, halo, H, T alpha, T beta, T dt, int K, int kb, int ke)
 //   rtdg_pack_halo  (const T* q, T* out [H][components][Nfp], const int* faces [H][2] (element,
 //                    face), int H, int K): this rank's traces of its halo faces, for the exchange
+// The curved element group (KernelSpec::curved, unfused plans; docs/curved.md), over the curved
+// elements [kb, ke) of the Kc in celem [Kc] (their element numbers), after rtdg_volume and
+// rtdg_surface ran over all K elements, launched in this order; Nq cubature points:
+//   rtdg_surface_curved(q, rhs, const T* cfgeo [Kc][Nfn][dim+1] (normal, sJ at each face node),
+//                       vmapP, bcode, xyz, LIFT, prm, T t, halo, H, const int* celem, int K,
+//                       int kb, int ke)        rhs = LIFT (sJ n.(F - F*))
+//   rtdg_wadg          (q, rhs, const T* cwadg [Kc][Nq] (1/J at each cubature point), const T* Vq
+//                       [Nq][Np], const T* Pq [Np][Nq], xyz, prm, T t, celem, K, kb, ke)
+//                  rhs = Pq diag(1/J) Vq rhs: the weight-adjusted M_J^-1 M
+//   rtdg_volume_curved (q, rhs, const T* cdrdx [Kc][Np][dim][dim] (dr_a/dx_d at each node), xyz,
+//                       D, prm, T t, celem, K, kb, ke)
+//                  rhs += S(u, x, t) - sum_a sum_d (dr_a/dx_d) (D_a F_d(u))   (pointwise)
 // On CUDA the unfused volume and surface kernels run one thread per node (per face node in the
 // surface kernel's gather) and several elements per block, staging an element's fluxes in
 // shared memory; the fused kernels stage a block of elements in dynamic shared memory. On host
@@ -80,6 +92,12 @@ struct KernelSpec {
   std::vector<int> tfsf;
   fluxes::ScalarType scalar = fluxes::ScalarType::float64;
   Plan plan;
+  // The mesh has curved elements (Discretization::curved): the program also holds the curved
+  // element group's kernels (rtdg_volume_curved, rtdg_surface_curved, rtdg_wadg below), which
+  // recompute those elements' right-hand side with per-node geometry and the weight-adjusted
+  // mass matrix after the affine kernels ran over all elements. Unfused plans only: dg::check
+  // refuses the others on curved meshes.
+  bool curved = false;
 };
 
 // Face connectivity (Plan::connectivity = faces): the table of a mesh's face-node orders holds
@@ -143,6 +161,11 @@ struct GeneratedKernels {
   int stage_groups_per_block = 1;       // element groups of stage_elements_per_block each (all teams')
   int stage_threads = 0;                // threads per block (all teams')
   std::size_t stage_shared_bytes = 0;   // dynamic shared memory per block
+  // The curved element group's kernels (KernelSpec::curved): one element per block, threads
+  // Np (volume), max(Np, Nfn) (surface) and max(Np, Nq) (rtdg_wadg); Nq cubature points.
+  bool curved = false;
+  int cubature_points = 0;
+  int wadg_threads = 0;
 };
 
 // The reals of an M x Kd operator's tensor-core fragments (8 x 4 tiles of 32, tile rows in

@@ -1,5 +1,7 @@
 #include "kernels/common.hpp"
 
+#include "dg/cubature.hpp"
+
 #include "dg/bernstein.hpp"
 
 #include "dg/error.hpp"
@@ -139,6 +141,9 @@ void write_prelude(rtcg::SourceWriter& w, const KernelSpec& spec) {
   w.line("#define DIM " + std::to_string(element.dim));
   w.line("#define NCOMP " + std::to_string(law.state_components()));
   w.line("#define NINC " + std::to_string(std::max<std::size_t>(1, law.env.incident_components())));
+  if (spec.curved)
+    w.line("#define NQ " + std::to_string(cubature_points(element.shape, weight_adjusted_cubature(element.N))) +
+           "  // cubature points of the curved elements' weight-adjusted mass matrix");
   // Per-element parameters follow the P uniform ones in prm (KernelSpec::per_element).
   if (std::find(spec.per_element.begin(), spec.per_element.end(), true) != spec.per_element.end())
     w.line("#define NPRM " + std::to_string(law.parameters.size()));

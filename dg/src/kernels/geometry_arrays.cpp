@@ -71,6 +71,38 @@ Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> c
   geometry.prm = parameters;
   if (geometry.prm.empty()) geometry.prm.push_back(0.0);
 
+  // The curved group: per-node factors and the weight-adjusted mass matrix's pieces.
+  const int Kc = static_cast<int>(disc.curved.size());
+  const int Nfn = Nfaces * Nfp;
+  const int Nq = static_cast<int>(disc.Vq.rows());
+  geometry.celem.assign(disc.curved.begin(), disc.curved.end());
+  geometry.cdrdx.resize(count(Kc, Np, dim * dim));
+  geometry.cfgeo.resize(count(Kc, Nfn, dim + 1));
+  geometry.cwadg.resize(count(Kc, Nq));
+  for (int c = 0; c < Kc; ++c) {
+    const int k = disc.curved[static_cast<std::size_t>(c)];
+    for (int i = 0; i < Np; ++i)
+      for (int a = 0; a < dim; ++a)
+        for (int d = 0; d < dim; ++d)
+          geometry.cdrdx[flat(c, Np, i, dim * dim, a * dim + d)] = (*metric[a][d])(i, k);
+    for (int m = 0; m < Nfn; ++m) {
+      double* g = &geometry.cfgeo[flat(c, Nfn, m, dim + 1, 0)];
+      for (int d = 0; d < dim; ++d) g[d] = (*normals[d])(m, k);
+      g[dim] = disc.sJ(m, k);
+    }
+    for (int q = 0; q < Nq; ++q) geometry.cwadg[flat(0, 0, c, Nq, q)] = 1.0 / disc.Jq(q, c);
+  }
+  geometry.Vq.resize(count(Nq, Np));
+  geometry.Pq.resize(count(Np, Nq));
+  for (int q = 0; q < Nq; ++q)
+    for (int i = 0; i < Np; ++i) {
+      geometry.Vq[flat(0, 0, q, Np, i)] = disc.Vq(q, i);
+      geometry.Pq[flat(0, 0, i, Nq, q)] = disc.Pq(i, q);
+    }
+  for (auto* a : {&geometry.cdrdx, &geometry.cfgeo, &geometry.cwadg, &geometry.Vq, &geometry.Pq})
+    if (a->empty()) a->push_back(0.0);
+  if (geometry.celem.empty()) geometry.celem.push_back(0);
+
   return geometry;
 }
 

@@ -32,6 +32,15 @@ struct Geometry {
   std::vector<double> prm;   // the law's parameters (one 0 when it has none)
   std::vector<std::int32_t> vmapP;  // [K][Nfn] flat k * Np + i of the exterior twin
   std::vector<std::int32_t> bcode;  // [K][Nfaces] 0 interior, b + 1 boundary condition b
+  // The curved element group (Discretization::curved, docs/curved.md); one-value placeholders
+  // (0) when no element is curved. Kc curved elements, Nq cubature points. The affine arrays
+  // above hold their node-0 factors, which the curved kernels' results replace.
+  std::vector<std::int32_t> celem;  // [Kc] element numbers
+  std::vector<double> cdrdx;        // [Kc][Np][dim][dim] dr_a/dx_d at each node
+  std::vector<double> cfgeo;        // [Kc][Nfn][dim + 1] outward normal, sJ at each face node
+  std::vector<double> cwadg;        // [Kc][Nq] 1/J at each cubature point
+  std::vector<double> Vq;           // [Nq][Np] nodal values -> cubature points
+  std::vector<double> Pq;           // [Np][Nq] M^-1 Vq^T diag(w): back onto the nodes
 };
 
 // The fragments of an M x Kd operator whose entries `at(row, col)` gives (see Geometry).

@@ -288,6 +288,10 @@ LibraryFormulation::LibraryFormulation(const Solver& solver) : impl_(std::make_u
   Impl& s = *impl_;
   const KernelSpec& spec = solver.kernel_spec();
   const Discretization& disc = solver.discretization();
+  if (!disc.curved.empty())
+    throw Error("the library formulation is written for straight-sided elements, and the mesh has " +
+                std::to_string(disc.curved.size()) + " curved ones; benchmark it on a straight-sided mesh "
+                "(Mesh.ElementOrder = 1)");
   const Element& element = disc.element;
   s.size = solver.size();
   s.single = spec.scalar == fluxes::ScalarType::float32;

@@ -4,6 +4,7 @@
 // RTDG_FACE_NODES and RTDG_SYNC), so the arithmetic cannot drift apart.
 #include "kernels/families.hpp"
 
+#include "dg/cubature.hpp"
 #include "dg/error.hpp"
 
 #include <sstream>
@@ -51,14 +52,17 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
   }
 }
 
-void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
+// `geometry`: where the face node's normal and scale come from (fg[DIM]: Fscale, or for a
+// curved element sJ at the face node); `assign` writes rhs = LIFT (..) instead of adding it.
+void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
+                        const GeometryReads& geometry = {}, bool assign = false) {
   const int components = static_cast<int>(spec.law->state_components());
   {
     auto loop = w.block("RTDG_FACE_NODES(m)");
     w.line("const int f = m / NFP;");
     w.line("const int iM = rtdg_fmask[m];");
     load_state(w, components, "k", "iM", "u");
-    write_face_flux(w, spec, pieces);
+    write_face_flux(w, spec, pieces, true, {}, geometry);
     for (int c = 0; c < components; ++c)
       w.line("sF[" + std::to_string(c) + "][m] = fg[DIM] * dF[" + std::to_string(c) + "];");
   }
@@ -73,31 +77,90 @@ void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pie
       w.line("acc[" + std::to_string(c) + "] += l * sF[" + std::to_string(c) + "][m];");
   }
   for (int c = 0; c < components; ++c)
-    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] += acc[" + std::to_string(c) + "];");
+    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] " + (assign ? "=" : "+=") + " acc[" + std::to_string(c) + "];");
 }
 
+// The curved group's volume term, pointwise: rhs += S - sum_a sum_d (dr_a/dx_d)(i) (D_a F_d)(i),
+// exact at the nodes for a flux that is a polynomial of the nodal state (no aliasing of the
+// varying metric); the metric per node from cdrdx.
+void write_curved_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces) {
+  const int dim = spec.element->dim;
+  const int components = static_cast<int>(spec.law->state_components());
+  {
+    auto loop = w.block("RTDG_NODES(i)");
+    load_state(w, components, "k", "i", "u");
+    if (reads_input(pieces.flux, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    w.line("real F[NCOMP * DIM];");
+    emit_piece(w, pieces.flux, "F", "vf", spec.scalar);
+    w.line("for (int cd = 0; cd < NCOMP * DIM; ++cd) G[cd][i] = F[cd];");
+  }
+  w.line("RTDG_SYNC();");
+  auto loop = w.block("RTDG_NODES(i)");
+  w.line("real acc[NCOMP * DIM * DIM];  // (D_a F_d)(i) of component c at c * DIM * DIM + a * DIM + d");
+  w.line("for (int s = 0; s < NCOMP * DIM * DIM; ++s) acc[s] = 0;");
+  {
+    auto j_loop = w.block("for (int j = 0; j < NP; ++j)");
+    for (int a = 0; a < dim; ++a)
+      w.line("const real d" + std::to_string(a) + " = D[(" + std::to_string(a) + " * NP + i) * NP + j];");
+    for (int c = 0; c < components; ++c)
+      for (int a = 0; a < dim; ++a)
+        for (int d = 0; d < dim; ++d)
+          w.line("acc[" + std::to_string((c * dim + a) * dim + d) + "] += d" + std::to_string(a) + " * G[" +
+                 std::to_string(c * dim + d) + "][j];");
+  }
+  w.line("const real* g = cdrdx + (kc * NP + i) * (DIM * DIM);");
+  w.line("real div[NCOMP];");
+  for (int c = 0; c < components; ++c) {
+    std::string sum;
+    for (int a = 0; a < dim; ++a)
+      for (int d = 0; d < dim; ++d)
+        sum += std::string(sum.empty() ? "" : " + ") + "g[" + std::to_string(a * dim + d) + "] * acc[" +
+               std::to_string((c * dim + a) * dim + d) + "]";
+    w.line("div[" + std::to_string(c) + "] = " + sum + ";");
+  }
+  if (pieces.has_source) {
+    if (reads_input(pieces.source, InputKind::coordinate)) load_coordinates(w, dim, "i");
+    load_state(w, components, "k", "i", "u");
+    w.line("real S[NCOMP];");
+    emit_piece(w, pieces.source, "S", "vs", spec.scalar);
+    for (int c = 0; c < components; ++c)
+      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] += S[" + std::to_string(c) + "] - div[" + std::to_string(c) + "];");
+  } else {
+    for (int c = 0; c < components; ++c)
+      w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] -= div[" + std::to_string(c) + "];");
+  }
+}
+
+// The kernels of the curved element group (KernelSpec::curved) loop over kc, an index into the
+// curved elements celem[], and bind k = celem[kc]; the others over k itself.
 void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, const std::string& per_block,
-                          const std::string& scratch, const std::string& extents, const std::string& body) {
+                          const std::string& scratch, const std::string& extents, const std::string& body,
+                          bool curved = false) {
   w.line("RTCG_KERNEL(" + signature + ")");
   w.line("{");
   w.line("#if RTCG_CUDA");
   // extents = [per_block][rows][columns]: the block's scratch; inner = one element's.
   const std::string inner = extents.substr(extents.find(']') + 1);
+  const std::string index = curved ? "kc" : "k";
   w.line("  __shared__ real " + scratch + "_all" + extents + ";");
-  w.line("  const int k = kb + static_cast<int>(blockIdx.x) * " + per_block + " + static_cast<int>(threadIdx.y);");
-  w.line("  const bool active = k < ke;");
+  w.line("  const int " + index + " = kb + static_cast<int>(blockIdx.x) * " + per_block + " + static_cast<int>(threadIdx.y);");
+  w.line("  const bool active = " + index + " < ke;");
+  if (curved) w.line("  const int k = active ? celem[kc] : 0;");
   // A pointer to the element's rows: the extents after the first of `inner`.
   const std::string row = inner.substr(inner.find(']') + 1);
   w.line("  real (*" + scratch + ")" + row + " = " + scratch + "_all[threadIdx.y];");
   w.line("#define RTDG_NODES(i) for (int i = static_cast<int>(threadIdx.x); active && i < NP; i += static_cast<int>(blockDim.x))");
   w.line("#define RTDG_FACE_NODES(m) for (int m = static_cast<int>(threadIdx.x); active && m < NFN; m += static_cast<int>(blockDim.x))");
+  w.line("#define RTDG_CUBATURE(q) for (int q = static_cast<int>(threadIdx.x); active && q < NQ; q += static_cast<int>(blockDim.x))");
   w.line("#define RTDG_SYNC() __syncthreads()");
   w.line("#else");
   w.line("#pragma omp parallel for schedule(static)");
-  w.line("  for (int k = kb; k < ke; ++k) {");
+  w.line("  for (int " + index + " = kb; " + index + " < ke; ++" + index + ") {");
+  if (curved) w.line("  const int k = celem[kc];");
   w.line("  real " + scratch + inner + ";");
   w.line("#define RTDG_NODES(i) for (int i = 0; i < NP; ++i)");
   w.line("#define RTDG_FACE_NODES(m) for (int m = 0; m < NFN; ++m)");
+  w.line("#define RTDG_CUBATURE(q) for (int q = 0; q < NQ; ++q)");
   w.line("#define RTDG_SYNC()");
   w.line("#endif");
   std::istringstream lines(body);
@@ -107,9 +170,87 @@ void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, c
   w.line("#endif");
   w.line("#undef RTDG_NODES");
   w.line("#undef RTDG_FACE_NODES");
+  w.line("#undef RTDG_CUBATURE");
   w.line("#undef RTDG_SYNC");
   w.line("}");
   w.line();
+}
+
+// rtdg_wadg's body: the weight-adjusted inverse of the curved element's mass matrix applied to
+// its lifted surface term, rhs = Pq diag(1/J) Vq rhs.
+void write_wadg_body(rtcg::SourceWriter& w, const KernelSpec& spec) {
+  const int components = static_cast<int>(spec.law->state_components());
+  {
+    auto loop = w.block("RTDG_CUBATURE(qp)");
+    w.line("real acc[NCOMP];");
+    for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] = 0;");
+    {
+      auto j_loop = w.block("for (int j = 0; j < NP; ++j)");
+      w.line("const real v = Vq[qp * NP + j];");
+      for (int c = 0; c < components; ++c)
+        w.line("acc[" + std::to_string(c) + "] += v * rhs[QIDX(" + std::to_string(c) + ", k, j)];");
+    }
+    w.line("const real inverse_J = cwadg[kc * NQ + qp];");
+    for (int c = 0; c < components; ++c)
+      w.line("Tq[" + std::to_string(c) + "][qp] = inverse_J * acc[" + std::to_string(c) + "];");
+  }
+  w.line("RTDG_SYNC();");
+  auto loop = w.block("RTDG_NODES(i)");
+  w.line("real acc[NCOMP];");
+  for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] = 0;");
+  {
+    auto p_loop = w.block("for (int qp = 0; qp < NQ; ++qp)");
+    w.line("const real l = Pq[i * NQ + qp];");
+    for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] += l * Tq[" + std::to_string(c) + "][qp];");
+  }
+  for (int c = 0; c < components; ++c)
+    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = acc[" + std::to_string(c) + "];");
+}
+
+// The curved element group's kernels (KernelSpec::curved; dg/kernels.hpp has the signatures):
+// the unfused volume and surface bodies with per-node geometry, then rtdg_wadg.
+void write_curved(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out) {
+  const Element& element = *spec.element;
+  const int components = static_cast<int>(spec.law->state_components());
+  out.curved = true;
+  out.cubature_points = cubature_points(element.shape, weight_adjusted_cubature(element.N));
+  out.wadg_threads = std::max(element.Np, out.cubature_points);
+  const std::size_t real_bytes = spec.scalar == fluxes::ScalarType::float32 ? 4 : 8;
+  const std::size_t wadg_bytes = real_bytes * static_cast<std::size_t>(components * out.cubature_points);
+  if (wadg_bytes > max_static_shared_bytes)
+    throw Error("the plan does not fit: the curved elements' mass-matrix kernel needs " + std::to_string(wadg_bytes) +
+                " bytes of shared memory per block (" + std::to_string(components) + " components, order " +
+                std::to_string(element.N) + "), more than " + std::to_string(max_static_shared_bytes));
+  GeometryReads curved;
+  curved.face = "cfgeo + (kc * NFN + m) * (DIM + 1)";
+
+  rtcg::SourceWriter volume;
+  volume.line("(void)xyz; (void)prm; (void)t;");
+  write_curved_volume_body(volume, spec, pieces);
+  write_element_kernel(w,
+                       "rtdg_volume_curved)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT cdrdx, "
+                       "const real* RTCG_RESTRICT xyz, const real* RTCG_RESTRICT D, const real* RTCG_RESTRICT prm, real t, "
+                       "const int* RTCG_RESTRICT celem, int K, int kb, int ke",
+                       "1", "G", "[1][NCOMP * DIM][NP]", volume.str(), true);
+
+  rtcg::SourceWriter surface;
+  surface.line("(void)xyz; (void)prm; (void)t;");
+  write_surface_body(surface, spec, pieces, curved, true);
+  write_element_kernel(w,
+                       "rtdg_surface_curved)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT cfgeo, "
+                       "const int* RTCG_RESTRICT vmapP, const int* RTCG_RESTRICT bcode, const real* RTCG_RESTRICT xyz, "
+                       "const real* RTCG_RESTRICT LIFT, const real* RTCG_RESTRICT prm, real t, " + std::string(halo_arguments) +
+                           ", const int* RTCG_RESTRICT celem, int K, int kb, int ke",
+                       "1", "sF", "[1][NCOMP][NFN]", surface.str(), true);
+
+  rtcg::SourceWriter wadg;
+  wadg.line("(void)q; (void)xyz; (void)prm; (void)t;");
+  write_wadg_body(wadg, spec);
+  write_element_kernel(w,
+                       "rtdg_wadg)(const real* RTCG_RESTRICT q, real* RTCG_RESTRICT rhs, const real* RTCG_RESTRICT cwadg, "
+                       "const real* RTCG_RESTRICT Vq, const real* RTCG_RESTRICT Pq, const real* RTCG_RESTRICT xyz, "
+                       "const real* RTCG_RESTRICT prm, real t, const int* RTCG_RESTRICT celem, int K, int kb, int ke",
+                       "1", "Tq", "[1][NCOMP][NQ]", wadg.str(), true);
 }
 
 }  // namespace
@@ -152,7 +293,7 @@ void write_unfused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& 
                            ", int K, int kb, int ke",
                        std::to_string(out.surface_elements_per_block), "sF", "[" + std::to_string(out.surface_elements_per_block) + "][NCOMP][NFN]",
                        surface.str());
-
+  if (spec.curved) write_curved(w, spec, pieces, out);
 }
 
 void write_updates(rtcg::SourceWriter& w) {

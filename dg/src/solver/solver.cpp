@@ -183,6 +183,8 @@ struct EngineT final : Engine {
   std::size_t n;  // values per state array: components x K x the plan's node stride
   std::shared_ptr<const rtcg::Module> module;
   std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp, stage_lserk, stage_ssp, pack_halo;
+  // The curved element group's kernels (GeneratedKernels::curved), else null.
+  std::shared_ptr<const rtcg::Kernel> volume_curved, surface_curved, wadg;
   // q: the state. rhs_: L(q) (unfused), or scratch. q_alt: the fused kernels' output state
   // (swapped with q after each stage). u1, u2: SSP-RK3 stage states. All in the plan's state
   // layout; with a padded node stride (Plan::align) their padding entries are zero from the
@@ -193,6 +195,10 @@ struct EngineT final : Engine {
   std::unique_ptr<rtcg::LaunchGraph> launch_graph;
   rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
+  // The curved element group (Geometry: celem ... Pq); Kc = 0 without curved elements.
+  int Kc = 0;
+  rtcg::Array<T> cdrdx, cfgeo, cwadg, Vq, Pq;
+  rtcg::Array<std::int32_t> celem;
   // Plans with face connectivity (kernels::face_connectivity): compressed_connectivity's array,
   // which their kernels take in vmapP's place; built when a plan first needs it, else empty.
   rtcg::Array<std::int32_t> face_words;
@@ -237,7 +243,12 @@ struct EngineT final : Engine {
         AL(rtcg::Array<T>::from_host(b, convert(geometry.AL))),
         fgeo(rtcg::Array<T>::from_host(b, convert(geometry.fgeo))), prm(rtcg::Array<T>::from_host(b, convert(geometry.prm))),
         vmapP(rtcg::Array<std::int32_t>::from_host(b, geometry.vmapP)),
-        bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)), face_words(b, 0),
+        bcode(rtcg::Array<std::int32_t>::from_host(b, geometry.bcode)),
+        Kc(kernels.curved ? static_cast<int>(geometry.celem.size()) : 0),
+        cdrdx(rtcg::Array<T>::from_host(b, convert(geometry.cdrdx))), cfgeo(rtcg::Array<T>::from_host(b, convert(geometry.cfgeo))),
+        cwadg(rtcg::Array<T>::from_host(b, convert(geometry.cwadg))), Vq(rtcg::Array<T>::from_host(b, convert(geometry.Vq))),
+        Pq(rtcg::Array<T>::from_host(b, convert(geometry.Pq))), celem(rtcg::Array<std::int32_t>::from_host(b, geometry.celem)),
+        face_words(b, 0),
         H(static_cast<int>(pack.size() / 2)), Ki(K_), exchange(exchange_),
         halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
         halo_out(b, 1), halo_in(b, 1), to_nodal_matrix(b, 1), to_coefficients_matrix(b, 1), nodal_values(b, 1),
@@ -280,6 +291,7 @@ struct EngineT final : Engine {
   void use(std::shared_ptr<const rtcg::Module> compiled) {
     module = std::move(compiled);
     volume = surface = lserk = ssp = stage_lserk = stage_ssp = nullptr;
+    volume_curved = surface_curved = wadg = nullptr;
     pack_halo = module->kernel("rtdg_pack_halo");
     if (generated.fusion == Fusion::stage) {
       stage_lserk = module->kernel("rtdg_stage_lserk");
@@ -293,6 +305,11 @@ struct EngineT final : Engine {
       surface = module->kernel("rtdg_surface");
       lserk = module->kernel("rtdg_lserk");
       ssp = module->kernel("rtdg_ssp");
+      if (generated.curved) {
+        volume_curved = module->kernel("rtdg_volume_curved");
+        surface_curved = module->kernel("rtdg_surface_curved");
+        wadg = module->kernel("rtdg_wadg");
+      }
       if (q_alt.size() != 1) q_alt = rtcg::Array<T>(backend, 1);
     }
   }
@@ -430,6 +447,19 @@ struct EngineT final : Engine {
     exchange_send();
     exchange_finish();
     surface_range(Ks, Kargs);
+    // The curved elements: their right-hand side again, with per-node geometry and the
+    // weight-adjusted mass matrix (after the halo traces arrived: their faces read them too).
+    // Surface term lifted and projected first (it replaces the affine result), then the
+    // pointwise volume term and source added.
+    if (Kc > 0) {
+      (*surface_curved)(element_shape(generated.surface_threads, 1, 0, Kc), state.data(), rhs_.data(), cfgeo.data(),
+                        connectivity(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t),
+                        halo_in.data(), H, celem.data(), Kargs, 0, Kc);
+      (*wadg)(element_shape(generated.wadg_threads, 1, 0, Kc), state.data(), rhs_.data(), cwadg.data(), Vq.data(),
+              Pq.data(), xyz.data(), prm.data(), static_cast<T>(t), celem.data(), Kargs, 0, Kc);
+      (*volume_curved)(element_shape(generated.volume_threads, 1, 0, Kc), state.data(), rhs_.data(), cdrdx.data(),
+                       xyz.data(), D.data(), prm.data(), static_cast<T>(t), celem.data(), Kargs, 0, Kc);
+    }
   }
 
   // The volume operator's tensor-core fragments for the plan's derivative (unused by scalar
@@ -1042,6 +1072,7 @@ Solver::Solver(rtcg::Backend& backend, const Discretization& disc, const SolverS
   spec.tfsf = tfsf;
   spec.scalar = setup.scalar;
   spec.plan = setup.plan;
+  spec.curved = !disc.curved.empty();
   s.kernels = generate_kernels(spec);
   s.spec = spec;
 
@@ -1332,11 +1363,20 @@ double Solver::l2_norm(std::span<const double> values) const {
   if (values.size() % count(K, Np) != 0)
     throw Error("l2_norm: the values are not a whole number of K x Np fields");
   const std::size_t fields = values.size() / count(K, Np);
+  // Curved elements: integral of J u^2 on their cubature (J varies over the element).
+  std::vector<int> curved_index(static_cast<std::size_t>(K), -1);
+  for (std::size_t c = 0; c < disc.curved.size(); ++c) curved_index[static_cast<std::size_t>(disc.curved[c])] = static_cast<int>(c);
   double total = 0;
   for (std::size_t c = 0; c < fields; ++c)
     for (int k = 0; k < K; ++k) {
       const Eigen::Map<const Eigen::VectorXd> u(values.data() + flat(static_cast<long long>(c), K, k, Np, 0), Np);
-      total += disc.J(0, k) * u.dot(disc.element.M * u);
+      const int curved = curved_index[static_cast<std::size_t>(k)];
+      if (curved < 0) {
+        total += disc.J(0, k) * u.dot(disc.element.M * u);
+      } else {
+        const Eigen::VectorXd uq = disc.Vq * u;
+        total += (disc.wq.array() * disc.Jq.col(curved).array() * uq.array().square()).sum();
+      }
     }
   return std::sqrt(total);
 }

@@ -39,6 +39,10 @@ struct RawMesh {
   std::vector<TaggedFace> tagged_faces;
   std::vector<std::string> boundary_names;
   std::vector<PeriodicSpec> periodic;
+  // High-order elements (mesh.hpp: geometry_order, element_nodes): [K][lattice_size][3] in the
+  // order of each element's vertices as given; build_mesh permutes them with the vertices.
+  int geometry_order = 1;
+  std::vector<std::array<double, 3>> element_nodes;
 };
 
 // Builds and validates the mesh. Throws MeshError naming raw.source and the culprit: an

@@ -31,7 +31,9 @@
 namespace rtdg::mesh {
 
 // The layout version written; read_hdf5 reads this version and older ones.
-inline constexpr int kHdf5FormatVersion = 1;
+// Version 2 adds the high-order geometry (attribute geometry_order, dataset element_nodes); a
+// mesh of geometry order 1 is written as version 1, which readers of version 1 read as before.
+inline constexpr int kHdf5FormatVersion = 2;
 
 // Where a mesh came from, stored as attributes for people reading the file (h5dump).
 struct Provenance {

@@ -1,5 +1,5 @@
-// The mesh rtdg's DG discretization works on: straight-sided triangles (2D) or tetrahedra
-// (3D), their face connectivity, named boundary and region groups, periodic boundaries.
+// The mesh rtdg's DG discretization works on: triangles (2D) or tetrahedra (3D), straight-sided
+// or with polynomial (curved) element maps, their face connectivity, named boundary and region groups, periodic boundaries.
 //
 // Conventions (the discretization is written against these; do not change them silently):
 //
@@ -33,6 +33,10 @@
 //   x_neighbour = x_this + shift. Periodic faces are not in boundary_faces.
 // - element_region: [K] index into region_names (physical volume/surface group of the
 //   element, for materials).
+// - geometry_order: 1 for straight-sided elements (element_nodes empty), p > 1 for a mesh read
+//   from high-order Gmsh elements: element_nodes then holds [K][lattice_size(dim, p)][3], the
+//   positions of each element's order-p lattice nodes in the element's (oriented) vertex order,
+//   their corner nodes equal to the vertices (mesh/geometry_nodes.hpp has the layout).
 #pragma once
 
 #include <array>
@@ -92,6 +96,8 @@ struct Mesh {
   std::vector<PeriodicFace> periodic_faces;          // sorted by (element, face)
   std::vector<int> element_region;                   // [K] index into region_names
   std::vector<std::string> region_names;             // region index -> physical name
+  int geometry_order = 1;                            // polynomial order of the element maps
+  std::vector<std::array<double, 3>> element_nodes;  // [K][lattice_size][3] when geometry_order > 1
 
   int num_elements() const { return static_cast<int>(EToV.size()); }
   int num_vertices() const { return static_cast<int>(vertices.size()); }

@@ -19,6 +19,8 @@ struct MeshSummary {
   std::vector<std::pair<std::string, int>> boundary_groups;  // name, boundary faces
   std::vector<std::pair<std::string, int>> periodic_pairs;   // "a <-> b", face pairs
   std::vector<std::pair<std::string, int>> regions;          // name, elements
+  int geometry_order = 1;                                  // of the element maps
+  int curved_elements = 0;                                 // mesh::is_curved
 };
 
 MeshSummary summarize(const Mesh& mesh);

@@ -4,6 +4,8 @@
 #include <output/error.hpp>
 #include <output/probes.hpp>
 
+#include <mesh/load.hpp>
+
 #include <gtest/gtest.h>
 
 #include <charconv>
@@ -69,6 +71,34 @@ void check_exact(int dim, int N) {
 
 TEST(Probes, InterpolationIsExactForPolynomialsOfDegreeN2D) { check_exact(2, 4); }
 TEST(Probes, InterpolationIsExactForPolynomialsOfDegreeN3D) { check_exact(3, 3); }
+
+// Curved elements: a point is found and interpolated through the element's isoparametric map,
+// also between a curved face and its chord (in no straight simplex). The field is smooth, not
+// a polynomial in the reference coordinates, so the bound is the interpolation error at order 4
+// (the straight simplex's coordinates would be off by the curvature, about 1e-2 here).
+TEST(Probes, CurvedElementsAreInvertedByNewton) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  const mesh::Mesh disk =
+      mesh::load_mesh(std::filesystem::path(RTDG_SOURCE_DIR) / "data/geometries/disk.geo", {{{"h", 0.5}, {"order", 4}}, {}});
+  const dg::Discretization d = dg::discretize(disk, 4);
+  ASSERT_FALSE(d.curved.empty());
+  const std::vector<std::string> names{"u"};
+  const std::vector<test::Field> fields{[](double x, double y, double) { return std::exp(0.5 * x) * std::cos(y); }};
+  const Solution s = test::sample(d, names, fields);
+  ProbeSpec spec{"rim", {}, {}, 1};
+  for (int i = 0; i < 24; ++i) {
+    const double theta = 0.2618 * i + 0.1;
+    for (double r : {0.9995, 0.98, 0.5}) spec.points.push_back({r * std::cos(theta), r * std::sin(theta), 0.0});
+  }
+  const Probes probes(d, disk, names, {spec});
+  const std::vector<double> row = probes.evaluate(0, s.values);
+  for (std::size_t p = 0; p < spec.points.size(); ++p) {
+    const auto& q = spec.points[p];
+    EXPECT_NEAR(row[p], fields[0](q[0], q[1], 0.0), 1e-4) << "point " << p;
+  }
+  // Beyond the circle: outside the mesh.
+  EXPECT_THROW(Probes(d, disk, names, {{"out", {{1.001, 0.0, 0.0}}, {}, 1}}), Error);
+}
 
 TEST(Probes, PointsOnSharedFacesPickOneElementDeterministically) {
   const Fixture x = make_fixture(2, 2, 0.0);

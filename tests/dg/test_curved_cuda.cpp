@@ -1,0 +1,87 @@
+// Curved elements on the CUDA backend against the host (label gpu; skips without a device):
+// the unfused plan family on a disk that mixes affine and curved elements, 2D and a curved
+// ball in 3D, every layout and blocking, and the refusal of the fused plans.
+#include "solver_support.hpp"
+
+#include <dg/error.hpp>
+#include <mesh/geometry_nodes.hpp>
+#include <mesh/load.hpp>
+#include <rtcg/backend.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace rtdg::dg {
+namespace {
+
+class CurvedCuda : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!rtcg::cuda_available()) GTEST_SKIP() << "no CUDA device: " << rtcg::cuda_unavailable_reason();
+    if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  }
+};
+
+// One step of L(q) on each backend, for every unfused plan the tests vary.
+void compare_plans(const mesh::Mesh& mesh, const char* law_name, int N) {
+  const fluxes::Law law = test::law_file(law_name);
+  const Discretization disc = discretize(mesh, N);
+  ASSERT_FALSE(disc.curved.empty());
+  SolverSetup setup;
+  setup.law = &law;
+  setup.parameters = fluxes::resolve_parameters(law, {});
+  setup.boundaries.push_back({"wall", "pec", ""});
+  for (Layout layout : {Layout::field_major, Layout::element_major})
+    for (int per_block : {0, 1, 3}) {
+      setup.plan = Plan{};
+      setup.plan.layout = layout;
+      setup.plan.volume_elements_per_block = per_block;
+      setup.plan.surface_elements_per_block = per_block;
+      Solver host(rtcg::backend("host"), disc, setup);
+      Solver cuda(rtcg::backend("cuda"), disc, setup);
+      const std::vector<double> state = test::random_state(host.size(), 11);
+      host.set_state(state);
+      cuda.set_state(state);
+      const std::vector<double> a = host.rhs(0.0), b = cuda.rhs(0.0);
+      const double d = test::max_difference(a, b), scale = test::max_abs(a);
+      std::printf("%s N = %d, %s: curved host vs cuda %.3e of %.3e\n", law_name, N, setup.plan.describe().c_str(), d, scale);
+      EXPECT_LT(d, 1e-11 * scale) << setup.plan.describe();
+      // And a few steps.
+      const double dt = host.stable_dt(0.5);
+      for (int s = 0; s < 5; ++s) {
+        host.step(s * dt, dt);
+        cuda.step(s * dt, dt);
+      }
+      EXPECT_LT(test::max_difference(host.state(), cuda.state()), 1e-11 * test::max_abs(host.state()));
+    }
+  // Fused plans have no curved kernels: refused with the reason on either backend.
+  setup.plan = test::fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
+  try {
+    Solver cuda(rtcg::backend("cuda"), disc, setup);
+    ADD_FAILURE() << "a fused plan ran on a curved mesh";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("curved"), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(CurvedCuda, DiskAgreesWithHost) {
+  const auto geo = std::filesystem::path(RTDG_SOURCE_DIR) / "data/geometries/disk.geo";
+  for (int N : {2, 4, 5}) compare_plans(mesh::load_mesh(geo, {{{"h", 0.4}, {"order", N}}, {}}), "maxwell2d_tm", N);
+}
+
+TEST_F(CurvedCuda, BallAgreesWithHost) {
+  const auto file = std::filesystem::temp_directory_path() / "rtdg_curved_cuda_ball.geo";
+  {
+    std::ofstream out(file);
+    out << "SetFactory(\"OpenCASCADE\");\nSphere(1) = {0, 0, 0, 1};\nPhysical Surface(\"wall\") = {1};\n"
+           "Physical Volume(\"domain\") = {1};\nMesh.MeshSizeMin = 0.6; Mesh.MeshSizeMax = 0.6;\nMesh.ElementOrder = 3;\n";
+  }
+  const mesh::Mesh ball = mesh::load_mesh(file);
+  std::filesystem::remove(file);
+  compare_plans(ball, "maxwell3d", 3);
+}
+
+}  // namespace
+}  // namespace rtdg::dg
