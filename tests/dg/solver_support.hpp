@@ -65,17 +65,18 @@ inline std::vector<double> random_state(std::size_t n, std::uint64_t seed) {
 // every source (the generator is rtdg's code, and its refusals are checked for each), but NVRTC
 // takes seconds per program: compiling all of them was two thirds of a test run's time on 2
 // cores (CompileWithNvrtcForSm90 291 s, ByColumnProductsCompileWithNvrtcForSm90 174 s), and
-// under AddressSanitizer, whose allocator NVRTC's allocations go through, 1.7x that. So a plain
-// test run compiles every eighth program, the first included (the index runs across laws,
-// orders, precisions and plans, so each of them is sampled), and RTDG_TEST_NVRTC_ALL=1 compiles
-// every one: the ctest entry GeneratedDgKernels.EveryProgram, label `exhaustive`
-// (tests/dg/CMakeLists.txt; scripts/gpu-check runs it, as does `ctest -L exhaustive`).
+// under AddressSanitizer, whose allocator NVRTC's allocations go through, 1.7x that. So a test
+// run compiles every seventh program, the first included (a stride prime to the loops' lengths,
+// so that the samples fall on every law, order, precision and plan kind), and
+// RTDG_TEST_NVRTC_ALL=1 compiles every one: the ctest entry GeneratedDgKernels.EveryProgram,
+// label `exhaustive` (tests/dg/CMakeLists.txt; scripts/gpu-check runs it, as does
+// `ctest -L exhaustive`). Times: benchmarks/results/test-times-host-2026-12-02.md.
 inline bool nvrtc_compiles(std::size_t index) {
   static const bool all = [] {
     const char* value = std::getenv("RTDG_TEST_NVRTC_ALL");
     return value != nullptr && std::string(value) == "1";
   }();
-  return all || index % 8 == 0;
+  return all || index % 7 == 0;
 }
 
 inline fluxes::Law law_file(const std::string& name) {
