@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <random>
@@ -60,19 +61,22 @@ inline std::vector<double> random_state(std::size_t n, std::uint64_t seed) {
   return values;
 }
 
-// Whether the compile-only tests compile their `index`-th program with NVRTC in this build. In
-// the plain build every one. Under AddressSanitizer (CI's second pass) NVRTC's allocations go
-// through the sanitizer's allocator, which made GeneratedDgKernels.CompileWithNvrtcForSm90 take
-// 501 s against 291 s and the sanitizer pass 19 minutes, while NVRTC's code is not what that pass
-// checks: there the tests still generate every source (the generator is ours) and compile every
-// eighth, the first included, so the compile path runs under the sanitizers too.
+// Whether the compile-only tests compile their `index`-th program with NVRTC. They generate
+// every source (the generator is rtdg's code, and its refusals are checked for each), but NVRTC
+// takes seconds per program: compiling all of them was two thirds of a test run's time on 2
+// cores (CompileWithNvrtcForSm90 291 s, ByColumnProductsCompileWithNvrtcForSm90 174 s), and
+// under AddressSanitizer, whose allocator NVRTC's allocations go through, 1.7x that. So a test
+// run compiles every seventh program, the first included (a stride prime to the loops' lengths,
+// so that the samples fall on every law, order, precision and plan kind), and
+// RTDG_TEST_NVRTC_ALL=1 compiles every one: the ctest entry GeneratedDgKernels.EveryProgram,
+// label `exhaustive` (tests/dg/CMakeLists.txt; scripts/gpu-check runs it, as does
+// `ctest -L exhaustive`). Times: benchmarks/results/test-times-host-2026-12-02.md.
 inline bool nvrtc_compiles(std::size_t index) {
-#if defined(__SANITIZE_ADDRESS__)
-  return index % 8 == 0;
-#else
-  (void)index;
-  return true;
-#endif
+  static const bool all = [] {
+    const char* value = std::getenv("RTDG_TEST_NVRTC_ALL");
+    return value != nullptr && std::string(value) == "1";
+  }();
+  return all || index % 7 == 0;
 }
 
 inline fluxes::Law law_file(const std::string& name) {

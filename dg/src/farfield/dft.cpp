@@ -107,7 +107,7 @@ SurfaceDft::SurfaceDft(const Solver& solver, const HuygensSurface& surface, std:
   // in a Bernstein plan (m not null) a trace is V_B's row of its node times the element's column
   // of coefficients, Np products summed in double. Transforming the whole state to nodal values
   // instead (device_state) would transform all K x Np values at every sample to read the
-  // surface's few (benchmarks/results/farfield-bernstein-h200-2026-11-29-session40.log).
+  // surface's few (benchmarks/results/farfield-bernstein-h200-2026-11-29.log).
   const std::string type = solver.stored_state().scalar == fluxes::ScalarType::float32 ? "float" : "double";
   const std::string Ptext = std::to_string(s.P) + "LL", Ctext = std::to_string(s.C), Ftext = std::to_string(s.F),
                     Nptext = std::to_string(Np);

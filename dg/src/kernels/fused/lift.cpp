@@ -18,7 +18,7 @@ namespace rtdg::dg::kernels::fused {
 // between the faces did not prevent it) and 94 at order 6, against 128 and 80 as functions, the
 // count of the rest of the kernel. Below that the faces are written inline, fenced apart: there
 // they take no more registers than the rest of the kernel (80 either way at orders 4-5), and the
-// call is saved. The outlined faces' timings: benchmarks/results/bench-dg-h100-2026-11-28-double-session29.json at commit 8daa0f6.
+// call is saved. The outlined faces' timings: benchmarks/results/pruning-evidence-sm90.md ("Outlined face layers").
 
 // The entries of face f's layers: "const real l<e> = <sum>; y[<row>] = (or +=) l<e>;" per entry.
 // Plan::face_threads = F: thread share p of a column takes faces [p Nfaces / F, (p + 1) Nfaces / F)
