@@ -17,6 +17,13 @@ endif()
 
 if(RTDG_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  # GCC's flow-based warnings see the sanitizers' instrumentation, not only the code, and give
+  # false positives on it once optimizing (-O1 here); they stay warnings in this build, and the
+  # main build (-O2, uninstrumented) keeps them errors.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    add_compile_options(-Wno-error=maybe-uninitialized -Wno-error=stringop-overflow -Wno-error=stringop-overread
+      -Wno-error=array-bounds -Wno-error=restrict -Wno-error=null-dereference)
+  endif()
   add_link_options(-fsanitize=address,undefined)
 endif()
 
