@@ -122,7 +122,13 @@ std::shared_ptr<const Module> HostBackend::load(const Binary& binary) const {
     out.write(binary.image.data(), static_cast<std::streamsize>(binary.image.size()));
     if (!out) throw Error("could not write " + path + " to load a host module (is " + temp_folder() + " full?)");
   }
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // RTLD_NODELETE: a module stays mapped until the process exits. Its OpenMP regions run on
+  // libgomp's pool threads, which hold per-thread state of the module (its thread_local launch
+  // shape, rtcg/kernel.h) past the region's end; unmapping the module under them crashed those
+  // threads now and then (seen as segfaults in libgomp's worker threads under parallel ctest).
+  // Before modules were built with -fvisibility=hidden that inline thread_local was a
+  // STB_GNU_UNIQUE symbol, which made every module undeletable anyway.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   const char* why = handle ? nullptr : dlerror();
   std::remove(path.c_str());
   if (!handle) throw Error("could not load a host module: " + std::string(why ? why : "unknown reason"));
