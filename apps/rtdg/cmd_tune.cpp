@@ -96,14 +96,6 @@ struct TuneDgOptions {
   bool explain = false;            // --explain: the pruning rules that applied, and what they dropped
 };
 
-// The pruning rule a pruned variant names ("... (rule <name>: ..."), or "".
-std::string rule_of(const rtcg::tune::Timing& t) {
-  const auto at = t.reason.find("(rule ");
-  if (t.status != "pruned" || at == std::string::npos) return {};
-  const auto end = t.reason.find(':', at);
-  return t.reason.substr(at + 6, end == std::string::npos ? std::string::npos : end - at - 6);
-}
-
 // --explain: every rule of the table for this device's architecture, what it drops, how many
 // variants it dropped in this sweep, and the measurements it rests on.
 void explain_pruning(const rtcg::DeviceInfo& device, const std::map<std::string, int>& dropped, bool prune) {
@@ -174,7 +166,7 @@ void run_tune_dg(const TuneDgOptions& options) {
       winners.push_back(head + plan.describe() + "\n    as run.plan: \"" + dg::to_text(plan) + "\"");
       db.store(result.record());
       for (const auto& t : result.variants)
-        if (const std::string rule = rule_of(t); !rule.empty()) ++dropped[rule];
+        if (const std::string rule = dg::pruning_rule_of(t); !rule.empty()) ++dropped[rule];
     }
   }
   if (options.explain) explain_pruning(backend.device_info(), dropped, space.prune);

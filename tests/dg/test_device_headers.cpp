@@ -33,20 +33,6 @@ using real = double;
 
 namespace {
 
-// The stencil table of `element` in the kernel's host form: 4 words per node (dg/bernstein_stencil.h).
-std::vector<int> stencil_words(const rtdg::dg::Element& element) {
-  const std::vector<int> table = rtdg::dg::kernels::fused::stencil_table(element);
-  const int dim = element.dim, Np = element.Np, slots = dim * (dim + 1);
-  std::vector<int> words(static_cast<std::size_t>(4 * Np), 0);
-  for (int n = 0; n < Np; ++n) {
-    unsigned word[4] = {0, 0, 0, static_cast<unsigned>(table[static_cast<std::size_t>(slots * Np + n)])};
-    for (int x = 0; x < slots; ++x)
-      word[x / 4] |= static_cast<unsigned>(table[static_cast<std::size_t>(x * Np + n)]) << (8 * (x % 4));
-    for (int q = 0; q < 4; ++q) words[static_cast<std::size_t>(4 * n + q)] = static_cast<int>(word[q]);
-  }
-  return words;
-}
-
 constexpr int kColumns = 3;  // NCOLP above
 
 // Operator M (rows x k, row-major) in fragment order: TKS fragments per 8-row fragment row, 32
@@ -191,7 +177,7 @@ void check_stencil(int N) {
   using rtdg::dg::Shape;
   const rtdg::dg::Element element = rtdg::dg::make_element(DIM == 2 ? Shape::triangle : Shape::tetrahedron, N);
   const rtdg::dg::BernsteinOperators b = rtdg::dg::make_bernstein(element);
-  const std::vector<int> words = stencil_words(element);
+  const std::vector<int> words = rtdg::dg::kernels::fused::stencil_words(element);
   const std::vector<double> u = random_values(static_cast<std::size_t>(element.Np), 11u + static_cast<unsigned>(N));
   const Eigen::Map<const Eigen::VectorXd> column(u.data(), element.Np);
   for (int a = 0; a < DIM; ++a) {

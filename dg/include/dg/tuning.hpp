@@ -142,6 +142,9 @@ std::string architecture_of(const rtcg::DeviceInfo& device);
 PruningRules parse_pruning_rules(const std::string& json, const std::string& source);
 // The table built from data/tuning/pruning.json, or the file RTDG_PRUNING_RULES names.
 const PruningRules& pruning_rules();
+// The rule that dropped a variant ("tiling.k_unroll"), read from its reason as the *_pruned
+// functions below write it ("... (rule <name>: ..."); "" for a variant not pruned by a rule.
+std::string pruning_rule_of(const rtcg::tune::Timing& timing);
 
 // Plans rtdg measured on the devices named in data/tuning/measured/*.json (tuning database
 // documents, winners only, built into the library; docs/tuning.md), consulted by choose_plan

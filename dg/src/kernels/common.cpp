@@ -265,16 +265,21 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     if (reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
     emit_piece(w, pieces.difference, "dF", "sf", spec.scalar);
   }
-  if (halo && !spec.tfsf.empty()) {
-    // A TF/SF face whose neighbour is on another rank: the TF/SF branch below on the halo trace.
-    auto branch = w.block("else if (code == " + std::to_string(tfsf_halo_total_code) + " || code == " +
-                          std::to_string(tfsf_halo_scattered_code) + ")");
+  // The neighbour rank's trace at face node m: uP from the halo buffer, p its offset, h its
+  // halo face (for neighbour parameters).
+  auto load_halo_trace = [&] {
     w.line("const int p = RTDG_VMAPP(k, f, m, NCOMP * NFP);");
     w.line("const int h = p / (NCOMP * NFP);");
     w.line("(void)h;");
     w.line("real uP[NCOMP];");
     for (int c = 0; c < components; ++c)
       w.line("uP[" + std::to_string(c) + "] = halo[p + " + std::to_string(c) + " * NFP];");
+  };
+  if (halo && !spec.tfsf.empty()) {
+    // A TF/SF face whose neighbour is on another rank: the TF/SF branch below on the halo trace.
+    auto branch = w.block("else if (code == " + std::to_string(tfsf_halo_total_code) + " || code == " +
+                          std::to_string(tfsf_halo_scattered_code) + ")");
+    load_halo_trace();
     if (incident_at_node || reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
     incident_values("th_");
     w.line("const real side = code == " + std::to_string(tfsf_halo_total_code) + " ? real(1) : real(-1);");
@@ -291,12 +296,7 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
   if (halo) {
     // The same numerical flux with the neighbour rank's trace (parallel runs, docs/parallel.md).
     auto branch = w.block("else if (code < 0)");
-    w.line("const int p = RTDG_VMAPP(k, f, m, NCOMP * NFP);");
-    w.line("const int h = p / (NCOMP * NFP);");
-    w.line("(void)h;");
-    w.line("real uP[NCOMP];");
-    for (int c = 0; c < components; ++c)
-      w.line("uP[" + std::to_string(c) + "] = halo[p + " + std::to_string(c) + " * NFP];");
+    load_halo_trace();
     if (reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
     const std::string parameters = std::to_string(spec.law->parameters.size());
     emit_piece(w, pieces.difference, "dF", "hf", spec.scalar, {}, [&](const InputRef& ref) -> std::string {

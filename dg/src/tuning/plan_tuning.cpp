@@ -970,13 +970,11 @@ std::string format_plan_table(const rtcg::tune::TuningResult& result, const Plan
                 result.compile_seconds, result.timing_seconds);
   text << line;
   if (pruned > 0) {
-    // Each pruned variant's reason names its rule: "... (rule <name>: <finding>; <evidence>)".
     std::map<std::string, std::size_t> by_rule;
     for (const rtcg::tune::Timing& t : result.variants) {
       if (t.status != "pruned") continue;
-      const std::size_t at = t.reason.find("(rule ");
-      const std::size_t end = at == std::string::npos ? at : t.reason.find(':', at);
-      ++by_rule[end == std::string::npos ? std::string("unnamed") : t.reason.substr(at + 6, end - at - 6)];
+      const std::string rule = pruning_rule_of(t);
+      ++by_rule[rule.empty() ? std::string("unnamed") : rule];
     }
     text << pruned << " more pruned before compiling by the rules of " << pruning_rules().source << ":";
     const char* separator = " ";

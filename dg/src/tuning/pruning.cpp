@@ -92,6 +92,13 @@ PruningRules parse_pruning_rules(const std::string& text, const std::string& sou
   return out;
 }
 
+std::string pruning_rule_of(const rtcg::tune::Timing& timing) {
+  const auto at = timing.reason.find("(rule ");
+  if (timing.status != "pruned" || at == std::string::npos) return {};
+  const auto end = timing.reason.find(':', at);
+  return timing.reason.substr(at + 6, end == std::string::npos ? std::string::npos : end - at - 6);
+}
+
 const PruningRules& pruning_rules() {
   static const PruningRules rules = [] {
     if (const char* file = std::getenv("RTDG_PRUNING_RULES"); file && *file) {

@@ -286,6 +286,8 @@ void write_lift_sum(rtcg::SourceWriter& w, const KernelSpec& spec, const Scratch
 
 // stencil.cpp
 std::vector<int> stencil_table(const Element& element);
+// stencil_table packed as the kernels read it (dg/bernstein_stencil.h): 4 ints per node, [Np][4].
+std::vector<int> stencil_words(const Element& element);
 void write_stencil_table(rtcg::SourceWriter& w, const Element& element);
 void write_stencil_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces);
 

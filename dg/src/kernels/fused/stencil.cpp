@@ -59,16 +59,26 @@ std::vector<int> stencil_table(const Element& element) {
 // multi-index. In global memory: the threads of a warp read different entries, which constant
 // memory would serialize. A warp's 32 loads of 16 bytes are 4 wavefronts of the L1 instead of 13
 // of 4 bytes, and the L1/TEX pipe is what limits the stencil kernels (tuning.md).
-void write_stencil_table(rtcg::SourceWriter& w, const Element& element) {
+std::vector<int> stencil_words(const Element& element) {
   const std::vector<int> table = stencil_table(element);
   const int slots = element.dim * (element.dim + 1), Np = element.Np;
-  std::string values, words;
+  std::vector<int> words(static_cast<std::size_t>(4 * Np), 0);
   for (int n = 0; n < Np; ++n) {
     unsigned word[4] = {0, 0, 0, static_cast<unsigned>(table[static_cast<std::size_t>(slots * Np + n)])};
     for (int x = 0; x < slots; ++x)
       word[x / 4] |= static_cast<unsigned>(table[static_cast<std::size_t>(x * Np + n)]) << (8 * (x % 4));
+    for (int q = 0; q < 4; ++q) words[static_cast<std::size_t>(4 * n + q)] = static_cast<int>(word[q]);
+  }
+  return words;
+}
+
+void write_stencil_table(rtcg::SourceWriter& w, const Element& element) {
+  const std::vector<int> packed = stencil_words(element);
+  const int Np = element.Np;
+  std::string values, words;
+  for (int n = 0; n < Np; ++n) {
     std::string node;
-    for (int q = 0; q < 4; ++q) node += (q ? "," : "") + std::to_string(static_cast<int>(word[q]));
+    for (int q = 0; q < 4; ++q) node += (q ? "," : "") + std::to_string(packed[static_cast<std::size_t>(4 * n + q)]);
     values += (n ? "," : "") + node;
     words += std::string(n ? "," : "") + "{" + node + "}";
   }
