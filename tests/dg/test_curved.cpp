@@ -6,6 +6,7 @@
 
 #include <dg/cubature.hpp>
 #include <dg/kernels.hpp>
+#include <mesh/error.hpp>
 #include <mesh/geometry_nodes.hpp>
 #include <mesh/load.hpp>
 #include <rtcg/backend.hpp>
@@ -14,6 +15,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <chrono>
 #include <fstream>
 
 #include <unistd.h>
@@ -291,32 +293,63 @@ struct BallMode {
   }
 };
 
-mesh::Mesh ball(double h, int order) {
+// Gmsh meshes of the ball: the whole ball (boundary "wall"), or its octant x, y, z >= 0, where the
+// TE_{1,0,1} mode's symmetry gives the planes x = 0 and y = 0 as PEC (E is normal to them) and
+// z = 0 as PMC (H is normal to it): the same curved wall at an eighth of the elements.
+struct BallMesh {
+  double h = 0.5;
+  int order = 1;                  // geometry order
+  bool octant = false;
+  int optimize = 2;               // Mesh.HighOrderOptimize
+};
+
+mesh::Mesh ball(const BallMesh& b) {
   const auto file = std::filesystem::temp_directory_path() /
-                    ("rtdg_curved_ball_" + std::to_string(::getpid()) + "_" + std::to_string(order) + ".geo");
+                    ("rtdg_curved_ball_" + std::to_string(::getpid()) + "_" + std::to_string(b.order) + ".geo");
   {
     std::ofstream out(file);
-    out << "SetFactory(\"OpenCASCADE\");\nSphere(1) = {0, 0, 0, 1};\nPhysical Surface(\"wall\") = {1};\n"
-           "Physical Volume(\"domain\") = {1};\nMesh.MeshSizeMin = " << h << "; Mesh.MeshSizeMax = " << h
-        << ";\nMesh.ElementOrder = " << order << ";\nMesh.HighOrderOptimize = 2;\n";
+    out << "SetFactory(\"OpenCASCADE\");\n";
+    if (b.octant) {
+      out << "Sphere(1) = {0, 0, 0, 1, 0, Pi/2, Pi/2};\ne = 1e-6;\n"
+             "sx() = Surface In BoundingBox{-e, -e, -e, e, 1 + e, 1 + e};\n"
+             "sy() = Surface In BoundingBox{-e, -e, -e, 1 + e, e, 1 + e};\n"
+             "sz() = Surface In BoundingBox{-e, -e, -e, 1 + e, 1 + e, e};\n"
+             "wall() = Boundary{Volume{1};};\nwall() -= {sx(), sy(), sz()};\n"
+             "Physical Surface(\"wall\") = {wall()};\nPhysical Surface(\"mirror_pec\") = {sx(), sy()};\n"
+             "Physical Surface(\"mirror_pmc\") = {sz()};\n";
+    } else {
+      out << "Sphere(1) = {0, 0, 0, 1};\nPhysical Surface(\"wall\") = {1};\n";
+    }
+    out << "Physical Volume(\"domain\") = {1};\nMesh.MeshSizeMin = " << b.h << "; Mesh.MeshSizeMax = " << b.h
+        << ";\nMesh.ElementOrder = " << b.order << ";\nMesh.HighOrderOptimize = " << b.optimize << ";\n";
   }
-  mesh::Mesh mesh = mesh::load_mesh(file);
-  std::filesystem::remove(file);
-  return mesh;
+  struct Remove {
+    std::filesystem::path file;
+    ~Remove() { std::filesystem::remove(file); }
+  } remove{file};
+  return mesh::load_mesh(file);
 }
 
-double ball_error(double h, int p, int N, double t_final, double& h_eff) {
-  const fluxes::Law law = law_file("maxwell3d");
-  const mesh::Mesh mesh = ball(h, p);
-  const Discretization d = discretize(mesh, N);
-  h_eff = std::cbrt(4 * std::numbers::pi / 3 / d.K);
-  SolverSetup setup;
-  setup.law = &law;
-  setup.parameters = fluxes::resolve_parameters(law, {});
-  setup.boundaries.push_back({"wall", "pec", ""});
-  Solver solver(host(), d, setup);
-  const BallMode mode;
-  auto exact = [&](double t) {
+// The solver of the ball's mode on `mesh` at order N, started from the exact mode at t = 0.
+struct BallRun {
+  fluxes::Law law = law_file("maxwell3d");
+  Discretization d;
+  std::unique_ptr<Solver> solver;
+  BallMode mode;
+
+  BallRun(const mesh::Mesh& mesh, int N, bool octant) : d(discretize(mesh, N)) {
+    SolverSetup setup;
+    setup.law = &law;
+    setup.parameters = fluxes::resolve_parameters(law, {});
+    setup.boundaries.push_back({"wall", "pec", ""});
+    if (octant) {
+      setup.boundaries.push_back({"mirror_pec", "pec", ""});
+      setup.boundaries.push_back({"mirror_pmc", "pmc", ""});
+    }
+    solver = std::make_unique<Solver>(host(), d, setup);
+    solver->set_state(exact(0.0));
+  }
+  std::vector<double> exact(double t) const {
     const std::size_t Np = ix(d.element.Np), K = ix(d.K);
     std::vector<double> values(6 * K * Np);
     for (std::size_t k = 0; k < K; ++k)
@@ -326,16 +359,26 @@ double ball_error(double h, int p, int N, double t_final, double& h_eff) {
         for (std::size_t c = 0; c < 6; ++c) values[(c * K + k) * Np + i] = u[c];
       }
     return values;
-  };
-  solver.set_state(exact(0.0));
-  const double dt = solver.stable_dt(0.5);
-  const int steps = static_cast<int>(std::ceil(t_final / dt - 1e-9));
-  const double step = t_final / steps;
-  for (int s = 0; s < steps; ++s) solver.step(s * step, step);
-  std::vector<double> q = solver.state();
-  const std::vector<double> e = exact(t_final);
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] -= e[i];
-  return solver.l2_norm(q);
+  }
+  // Runs to t_final in equal steps of at most cfl times the stable step; the L2 error there.
+  double error_at(double t_final, double cfl = 0.5) {
+    const double dt = solver->stable_dt(cfl);
+    const int steps = static_cast<int>(std::ceil(t_final / dt - 1e-9));
+    const double step = t_final / steps;
+    for (int s = 0; s < steps; ++s) solver->step(s * step, step);
+    std::vector<double> q = solver->state();
+    const std::vector<double> e = exact(t_final);
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] -= e[i];
+    return solver->l2_norm(q);
+  }
+};
+
+// L2 error of the ball's TE_{1,0,1} mode after t_final; `h_eff` = (volume / K)^(1/3).
+double ball_error(const BallMesh& b, int N, double t_final, double& h_eff) {
+  const mesh::Mesh mesh = ball(b);
+  BallRun run(mesh, N, b.octant);
+  h_eff = std::cbrt(4 * std::numbers::pi / 3 / (b.octant ? 8 : 1) / run.d.K);
+  return run.error_at(t_final);
 }
 
 // 3D: the ball's TE_{1,0,1} mode at order 3 on the same mesh size with straight-sided and curved
@@ -348,10 +391,111 @@ TEST(CurvedCavity, BallModeInThreeDimensions) {
   EXPECT_NEAR(u[0] * 0.6 + u[2] * 0.8, 0.0, 1e-14);
   EXPECT_NEAR(std::hypot(u[0], u[1], u[2]), 0.0, 1e-14);
   double h_straight = 0, h_curved = 0;
-  const double straight = ball_error(0.45, 1, 3, 0.3, h_straight);
-  const double curved = ball_error(0.45, 3, 3, 0.3, h_curved);
+  const double straight = ball_error({.h = 0.45, .order = 1}, 3, 0.3, h_straight);
+  const double curved = ball_error({.h = 0.45, .order = 3}, 3, 0.3, h_curved);
   std::printf("ball N = 3, h %.3f: error straight-sided %.3e, curved %.3e\n", h_curved, straight, curved);
   EXPECT_LT(curved, straight / 4);
+}
+
+// The octant of the ball at geometry order N (Gmsh's high-order nodes without optimization:
+// only the elements at the wall are curved), two mesh sizes: the L2 error of the mode at t = 0.3
+// falls at rate >= N + 1/2. Measured: N = 2, 5.41e-3 (h 0.215) to 5.22e-4 (h 0.097), rate 2.93;
+// N = 3, 3.00e-4 (h 0.160) to 7.74e-5 (h 0.111), rate 3.78 (the whole study, N = 2-5:
+// benchmarks/results/curved-3d-convergence-host-2026-12-02.log).
+struct BallRate {
+  int N;
+  double h_coarse, h_fine;
+};
+
+class CurvedBallConvergence : public ::testing::TestWithParam<BallRate> {};
+
+TEST_P(CurvedBallConvergence, RateIsAtLeastNPlusOneHalf) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  const BallRate c = GetParam();
+  double h0 = 0, h1 = 0;
+  const double e0 = ball_error({.h = c.h_coarse, .order = c.N, .octant = true, .optimize = 0}, c.N, 0.3, h0);
+  const double e1 = ball_error({.h = c.h_fine, .order = c.N, .octant = true, .optimize = 0}, c.N, 0.3, h1);
+  const double rate = std::log(e0 / e1) / std::log(h0 / h1);
+  std::printf("curved ball octant N = %d: error %.3e (h %.3f) %.3e (h %.3f), rate %.2f\n", c.N, e0, h0, e1, h1, rate);
+  EXPECT_GE(rate, c.N + 0.5) << "errors " << e0 << ", " << e1;
+}
+
+INSTANTIATE_TEST_SUITE_P(Octant, CurvedBallConvergence, ::testing::Values(BallRate{2, 0.5, 0.19}, BallRate{3, 0.35, 0.22}),
+                         [](const auto& test) { return "N" + std::to_string(test.param.N); });
+
+// The convergence study behind the results file (slow): the octant at geometry order N on a
+// sequence of Gmsh meshes, the least-squares rate of log(error) against log(h). N = 2, 3 reach
+// N + 1/2; N = 4, 5 do not on meshes of this size (about 4.2 and 4.9, docs/curved.md says what
+// was ruled out), and the test holds them to the measured rate less a margin.
+struct BallStudy {
+  int N;
+  std::vector<double> h;
+  double least_rate;
+};
+
+class CurvedBallStudy : public ::testing::TestWithParam<BallStudy> {};
+
+TEST_P(CurvedBallStudy, LeastSquaresRate) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  const BallStudy c = GetParam();
+  std::vector<double> lh, le;
+  for (const double h : c.h) {
+    double h_eff = 0;
+    const auto start = std::chrono::steady_clock::now();
+    const double e = ball_error({.h = h, .order = c.N, .octant = true, .optimize = 0}, c.N, 0.3, h_eff);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double pair = lh.empty() ? 0.0 : (le.back() - std::log(e)) / (lh.back() - std::log(h_eff));
+    std::printf("ball octant N = %d, geometry order %d: mesh size %.3f, h %.4f, error %.4e, rate to the previous %.2f (%.1f s)\n",
+                c.N, c.N, h, h_eff, e, pair, seconds);
+    lh.push_back(std::log(h_eff));
+    le.push_back(std::log(e));
+  }
+  const auto n = static_cast<double>(lh.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < lh.size(); ++i) {
+    sx += lh[i];
+    sy += le[i];
+    sxx += lh[i] * lh[i];
+    sxy += lh[i] * le[i];
+  }
+  const double rate = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  std::printf("ball octant N = %d: least-squares rate %.2f (N + 1/2 = %.1f)\n", c.N, rate, c.N + 0.5);
+  EXPECT_GE(rate, c.least_rate);
+}
+
+INSTANTIATE_TEST_SUITE_P(Octant, CurvedBallStudy,
+                         ::testing::Values(BallStudy{2, {0.5, 0.4, 0.3, 0.24, 0.19}, 2.5},
+                                           BallStudy{3, {0.35, 0.28, 0.22, 0.18, 0.14}, 3.5},
+                                           BallStudy{4, {0.5, 0.4, 0.3, 0.24, 0.19}, 3.9},
+                                           BallStudy{5, {0.5, 0.4, 0.3, 0.24}, 4.5}),
+                         [](const auto& test) { return "N" + std::to_string(test.param.N); });
+
+// A coarse ball (h = 0.8) at geometry order 2 without Gmsh's optimization has an element whose
+// Jacobian falls to 0.07 times its straight element's: positive, but the scheme's semi-discrete
+// operator grows on it (as e^(42 t), at any time step), so the mesh is refused as nearly folded.
+// With the optimization the same size runs; a mesh whose worst ratio is above the bound keeps
+// its energy (the upwind flux only dissipates).
+TEST(CurvedStability, NearlyFoldedElementIsRefused) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  try {
+    ball({.h = 0.8, .order = 2, .optimize = 0});
+    FAIL() << "the nearly folded element was accepted";
+  } catch (const mesh::MeshError& error) {
+    EXPECT_NE(std::string(error.what()).find("is nearly folded"), std::string::npos) << error.what();
+  }
+  const mesh::Mesh optimized = ball({.h = 0.8, .order = 2});
+  const mesh::Mesh accepted = ball({.h = 0.7, .order = 2, .optimize = 0});
+  for (const mesh::Mesh* m : {&optimized, &accepted}) {
+    BallRun run(*m, 2, false);
+    const double start = run.solver->l2_norm(run.solver->state());
+    const double dt = run.solver->stable_dt(0.5);
+    const int steps = static_cast<int>(std::ceil(2.0 / dt));
+    for (int s = 0; s < steps; ++s) run.solver->step(s * dt, dt);
+    const double end = run.solver->l2_norm(run.solver->state());
+    std::printf("coarse ball, geometry order 2: K %d, energy norm %.4e at t = 0, %.4e at t = %.2f\n", run.d.K, start, end,
+                steps * dt);
+    EXPECT_LE(end, start);
+  }
 }
 
 TEST(CurvedCavity, StraightSidedMeshStallsNearTwo) {
