@@ -1,7 +1,9 @@
 // Curved elements on the host backend (docs/curved.md): the isoparametric discretization of a
 // disk, the curved kernels against the affine ones on nearly straight elements, and the
-// acceptance test: TM modes of a circular PEC cavity, whose L2 error converges at rate >= N + 1/2
-// on curved meshes while straight-sided meshes stall near 2.
+// acceptance tests: TM modes of a circular PEC cavity, whose L2 error converges at rate >= N + 1/2
+// on curved meshes while straight-sided meshes stall near 2; the TE_{1,0,1} mode of the PEC ball
+// (its octant); a dielectric-loaded disk whose material interface is curved on both sides; and
+// the refusal of nearly folded elements, on which the scheme grows.
 #include "solver_support.hpp"
 
 #include <dg/cubature.hpp>
