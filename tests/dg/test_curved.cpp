@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <ostream>
 
 #include <unistd.h>
 #include <numbers>
@@ -593,6 +594,9 @@ struct BallStudy {
   std::vector<double> h;
   double least_rate;
 };
+
+// Named by its order (the default printer would show the vector's heap address in test names).
+void PrintTo(const BallStudy& study, std::ostream* out) { *out << "N = " << study.N; }
 
 class CurvedBallStudy : public ::testing::TestWithParam<BallStudy> {};
 
