@@ -222,6 +222,12 @@ bool& compile_shielded() {
   return shielded;
 }
 
+bool compile_stop_requested() { return stop_compiling().load() && !compile_shielded(); }
+
+Interrupted compile_interrupted(const std::string& what) {
+  return Interrupted("the compile (" + what + ") was stopped on request (a signal): nothing was cached");
+}
+
 int run_process(const std::vector<std::string>& argv, std::string& log) {
   char log_template[] = "/tmp/rtcg-log-XXXXXX";
   const int log_fd = mkstemp(log_template);
@@ -257,7 +263,7 @@ int run_process(const std::vector<std::string>& argv, std::string& log) {
     for (;;) {
       const pid_t done = waitpid(pid, &wait_status, WNOHANG);
       if (done == pid || (done < 0 && errno != EINTR)) break;
-      if (!stopped && stop_compiling().load() && !compile_shielded()) {
+      if (!stopped && compile_stop_requested()) {
         kill(-pid, SIGKILL);  // the compiler and what it started (cc1plus, as, ld)
         stopped = true;
       }
@@ -266,7 +272,7 @@ int run_process(const std::vector<std::string>& argv, std::string& log) {
     }
     if (stopped) {
       close(log_fd);
-      throw Interrupted("the compile (`" + argv[0] + "`) was stopped on request (a signal): nothing was cached");
+      throw compile_interrupted("`" + argv[0] + "`");
     }
     status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
     lseek(log_fd, 0, SEEK_SET);

@@ -4,6 +4,7 @@
 
 #include <rtcg/binary.hpp>
 #include <rtcg/program.hpp>
+#include <rtcg/tune_stop.hpp>
 
 #include <map>
 #include <string>
@@ -37,7 +38,14 @@ std::string dump_source(const Program& program, const std::string& backend, cons
 // Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set.
 int run_process(const std::vector<std::string>& argv, std::string& log);
 
-// Per thread: while a ShieldCompiles lives, run_process ignores rtcg::stop_compiling(). The
+// True when the compile running on this thread is to stop: rtcg::stop_compiling() is set and no
+// ShieldCompiles lives on this thread. Polled by both compilers every 10 ms.
+bool compile_stop_requested();
+
+// What a stopped compile throws; `what` names it ("`g++`", "NVRTC, `axpy`").
+Interrupted compile_interrupted(const std::string& what);
+
+// Per thread: while a ShieldCompiles lives, compiles ignore rtcg::stop_compiling(). The
 // tuner shields its default point, which a stopped tuning still compiles and times so that it
 // has a winner (rtcg/tune_stop.hpp).
 bool& compile_shielded();
