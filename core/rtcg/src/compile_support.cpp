@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -250,15 +251,24 @@ std::string find_program(const std::string& name) {
   }
 }
 
+// Closes the descriptors first..last (close_range, or one by one where the kernel lacks it).
+void close_between(unsigned first, unsigned last) {
+  if (first > last || ::close_range(first, last, 0) == 0) return;
+  rlimit limit {};
+  const unsigned open_max =
+      ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? static_cast<unsigned>(limit.rlim_cur) : 65536;
+  for (unsigned fd = first; fd <= last && fd < open_max; ++fd) ::close(static_cast<int>(fd));
+}
+
 // Closes every descriptor from 3 up but the ones given (ascending).
 void close_all_but(std::initializer_list<int> keep) {
   unsigned from = 3;
   for (const int fd : keep) {
     if (fd < static_cast<int>(from)) continue;
-    if (static_cast<unsigned>(fd) > from) ::close_range(from, static_cast<unsigned>(fd) - 1, 0);
+    if (static_cast<unsigned>(fd) > from) close_between(from, static_cast<unsigned>(fd) - 1);
     from = static_cast<unsigned>(fd) + 1;
   }
-  ::close_range(from, ~0U, 0);
+  close_between(from, ~0U);
 }
 
 void report_errno(int report_fd) {

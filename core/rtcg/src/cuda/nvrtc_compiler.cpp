@@ -8,6 +8,7 @@
 #include "embedded_headers.hpp"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <signal.h>
 #include <nvrtc.h>
 
@@ -113,6 +114,7 @@ void end_at_exit_while_abandoned_runs() {
 
 void run_nvrtc(std::shared_ptr<NvrtcRun> run) {
   on_nvrtc_thread = true;
+  pthread_setname_np(pthread_self(), "rtcg-nvrtc");  // for top -H, debuggers, tests
   std::string log, image;
   std::map<std::string, std::string> lowered_names;
   nvrtcResult result = NVRTC_SUCCESS;

@@ -104,7 +104,7 @@ std::string marker_text(long pid) {
          "\nnamespace " + pid_namespace() + "\n";
 }
 
-// Whether the folder `name` (in scratch_root) is one of a process that has ended; see above.
+// Whether `path` (in scratch_root) is a scratch folder of a process that has ended; see above.
 bool stale_scratch(const fs::path& path) {
   const std::string name = path.filename().string();
   static const std::regex scheme(R"(rtcg-host-([0-9]{1,10})-[A-Za-z0-9]{6})");
@@ -131,7 +131,9 @@ bool stale_scratch(const fs::path& path) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
   const auto start = process_start(pid);
   if (!start) return false;  // alive as far as can be told
-  return start->zombie || "started " + start->ticks != started_line;
+  if (start->zombie) return true;
+  // A pid that now names a process started later: the one that made the folder has ended.
+  return started_line != "started unknown" && "started " + start->ticks != started_line;
 }
 
 void remove_stale_scratch() {
