@@ -284,6 +284,7 @@ void report_errno(int report_fd) {
 // async-signal-safe calls from here on.
 [[noreturn]] void supervise(const char* program, char* const* args, int log_fd, int report_fd, pid_t rtcg_pid) {
   ::setpgid(0, 0);
+  ::prctl(PR_SET_NAME, "rtcg-compile");  // what ps and top show, rather than a second rtdg
   // Copies of other compiles' descriptors (their report pipes among them) go.
   if (log_fd < report_fd) close_all_but({log_fd, report_fd});
   else close_all_but({report_fd, log_fd});

@@ -35,7 +35,9 @@ std::string dump_source(const Program& program, const std::string& backend, cons
 
 // Runs argv[0] with the arguments, no shell, in a process group of its own; stdout and stderr go
 // to `log`. Returns the exit status (or -1 if it could not start, with the reason in log).
-// Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set.
+// Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set. The
+// group's leader is a small supervisor process (named rtcg-compile) that starts the program and
+// kills the group when this process is gone, so a compiler never outlives a killed rtdg.
 int run_process(const std::vector<std::string>& argv, std::string& log);
 
 // True when the compile running on this thread is to stop: rtcg::stop_compiling() is set and no
