@@ -2,12 +2,13 @@
 // its elements, the stored part of each neighbour across its faces, the vertices its elements
 // use, and its boundary and periodic faces. What it reads of size K (the partition dataset) and
 // of size B (the boundary and periodic face lists) it reads in blocks of kBlockRows rows and
-// keeps only its own, so its memory follows its part, not the whole mesh.
+// keeps only its own, so its memory follows its part, not the whole mesh (hdf5_rows.hpp).
 #include "mesh/hdf5_io.hpp"
 
 #include "mesh/geometry_nodes.hpp"
 
 #include "hdf5_header.hpp"
+#include "hdf5_local.hpp"
 #include "hdf5_partitions.hpp"
 #include "hdf5_rows.hpp"
 #include "hdf5_support.hpp"
@@ -48,6 +49,11 @@ std::vector<int> hdf5_partition_counts(const std::filesystem::path& file) {
 }
 
 LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank) {
+  return detail::read_hdf5_local(file, parts, rank, detail::kBlockRows);
+}
+
+LocalMesh detail::read_hdf5_local(const std::filesystem::path& file, int parts, int rank, std::size_t block_size) {
+  const auto block_rows = static_cast<hsize_t>(block_size);
   const std::string source = file.string();
   const h5::QuietErrors quiet;
   const h5::Handle handle = detail::open_mesh_file(file, source);
@@ -91,7 +97,7 @@ LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank
       ++part_count[ix(block[i])];
       if (block[i] == rank) own.global.push_back(static_cast<int>(first + i));
     }
-  });
+  }, block_rows);
   for (int p = 0; p < parts; ++p)
     if (part_count[ix(p)] == 0)
       fail(where, "part " + std::to_string(p) + " of the partition into " + std::to_string(parts) +
@@ -103,12 +109,12 @@ LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank
       fail(source, std::string("dataset '/") + dataset + "' holds " + what + " " + std::to_string(value) +
                        ", out of range [0, " + std::to_string(end) + ")");
   };
-  own.EToV = pad(read_rows<int>(etov, own.global, source), nvert);
-  own.EToE = pad(read_rows<int>(open_dataset(h, "EToE", H5T_INTEGER, {K, nfaces}, source), own.global, source), nfaces);
-  own.EToF = pad(read_rows<int>(open_dataset(h, "EToF", H5T_INTEGER, {K, nfaces}, source), own.global, source), nfaces);
+  own.EToV = pad(read_rows<int>(etov, own.global, source, block_rows), nvert);
+  own.EToE = pad(read_rows<int>(open_dataset(h, "EToE", H5T_INTEGER, {K, nfaces}, source), own.global, source, block_rows), nfaces);
+  own.EToF = pad(read_rows<int>(open_dataset(h, "EToF", H5T_INTEGER, {K, nfaces}, source), own.global, source, block_rows), nfaces);
   {
     const std::vector<std::int8_t> match =
-        read_rows<std::int8_t>(open_dataset(h, "face_vertex_match", H5T_INTEGER, {K, nfaces, nfv}, source), own.global, source);
+        read_rows<std::int8_t>(open_dataset(h, "face_vertex_match", H5T_INTEGER, {K, nfaces, nfv}, source), own.global, source, block_rows);
     own.face_vertex_match.resize(own.global.size());
     for (std::size_t k = 0; k < own.global.size(); ++k) {
       for (auto& row : own.face_vertex_match[k]) row.fill(-1);
@@ -116,14 +122,14 @@ LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank
         for (std::size_t i = 0; i < nfv; ++i) own.face_vertex_match[k][f][i] = match[(k * nfaces + f) * nfv + i];
     }
   }
-  own.element_region = read_rows<int>(open_dataset(h, "element_region", H5T_INTEGER, {K}, source), own.global, source);
+  own.element_region = read_rows<int>(open_dataset(h, "element_region", H5T_INTEGER, {K}, source), own.global, source, block_rows);
   own.region_names = h5::read_strings(h, "region_names", source);
   own.boundary_names = h5::read_strings(h, "boundary_names", source);
   for (const int r : own.element_region) in_range(r, own.region_names.size(), "element_region", "region");
   if (header.geometry_order > 1) {
     const std::size_t lattice = ix(lattice_size(header.dim, header.geometry_order));
     const std::vector<double> nodes =
-        read_rows<double>(open_dataset(h, "element_nodes", H5T_FLOAT, {K, lattice, 3}, source), own.global, source);
+        read_rows<double>(open_dataset(h, "element_nodes", H5T_FLOAT, {K, lattice, 3}, source), own.global, source, block_rows);
     own.element_nodes.resize(nodes.size() / 3);
     for (std::size_t n = 0; n < own.element_nodes.size(); ++n) own.element_nodes[n] = {nodes[3 * n], nodes[3 * n + 1], nodes[3 * n + 2]};
   }
@@ -138,7 +144,7 @@ LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank
     }
   std::sort(others.begin(), others.end());
   others.erase(std::unique(others.begin(), others.end()), others.end());
-  const std::vector<int> other_part = read_rows<int>(partition, others, source);
+  const std::vector<int> other_part = read_rows<int>(partition, others, source, block_rows);
   own.neighbour_part.assign(own.global.size(), {-1, -1, -1, -1});
   for (std::size_t k = 0; k < own.global.size(); ++k)
     for (std::size_t f = 0; f < nfaces; ++f) {
@@ -156,7 +162,7 @@ LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank
   std::sort(own.vertex_global.begin(), own.vertex_global.end());
   own.vertex_global.erase(std::unique(own.vertex_global.begin(), own.vertex_global.end()), own.vertex_global.end());
   {
-    const std::vector<double> xyz = read_rows<double>(vertices, own.vertex_global, source);
+    const std::vector<double> xyz = read_rows<double>(vertices, own.vertex_global, source, block_rows);
     own.vertices.resize(own.vertex_global.size());
     for (std::size_t v = 0; v < own.vertices.size(); ++v) own.vertices[v] = {xyz[3 * v], xyz[3 * v + 1], xyz[3 * v + 2]};
   }
@@ -169,7 +175,7 @@ LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank
                      in_range(block[i + 2], own.boundary_names.size(), "boundary_faces", "group");
                      if (contains(own.global, block[i])) own.boundary_faces.push_back({block[i], block[i + 1], block[i + 2]});
                    }
-                 });
+                 }, block_rows);
   const Dataset periodic = open_dataset(h, "periodic_faces", H5T_INTEGER, {h5::kAny, 3}, source);
   const Dataset shifts = open_dataset(h, "periodic_shifts", H5T_FLOAT, {periodic.dims[0], 3}, source);
   std::vector<int> periodic_rows;
@@ -181,8 +187,8 @@ LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank
       own.periodic_faces.push_back({block[i], block[i + 1], block[i + 2], {}});
       periodic_rows.push_back(static_cast<int>(first + i / 3));
     }
-  });
-  const std::vector<double> shift = read_rows<double>(shifts, periodic_rows, source);
+  }, block_rows);
+  const std::vector<double> shift = read_rows<double>(shifts, periodic_rows, source, block_rows);
   for (std::size_t i = 0; i < own.periodic_faces.size(); ++i)
     own.periodic_faces[i].shift = {shift[3 * i], shift[3 * i + 1], shift[3 * i + 2]};
   std::vector<hsize_t> dims{h5::kAny, 2};

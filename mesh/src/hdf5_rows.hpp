@@ -11,8 +11,7 @@
 
 namespace rtdg::mesh::detail {
 
-inline constexpr hsize_t kBlockRows = hsize_t{1} << 16;  // rows per block of a scan
-inline constexpr std::size_t kRunsPerRead = 4096;        // contiguous row ranges per hyperslab read
+inline constexpr hsize_t kBlockRows = hsize_t{1} << 16;  // rows per block of a scan or window of a read
 
 // A dataset opened for partial reads, its shape checked (kAny entries replaced).
 struct Dataset {
@@ -41,29 +40,34 @@ void read_selection(const Dataset& d, hid_t space, std::size_t values, T* out, c
     h5::fail_h5(source, "cannot read dataset '/" + d.name + "'");
 }
 
-// Rows `rows` (ascending, distinct) of the dataset, whole, in that order: one hyperslab read
-// per kRunsPerRead runs of consecutive rows.
+// Rows `rows` (ascending, distinct) of the dataset, whole, in that order. The rows go in
+// windows: consecutive wanted rows spanning at most kBlockRows rows are one contiguous
+// hyperslab read, from the first to the last of them, the rows between dropped. So memory is
+// one window, the reads are few, and what is read is the wanted rows when they come in long
+// runs (a part of a Morton-ordered mesh) and at most the whole dataset once when they are
+// scattered. (HDF5's unions of many hyperslabs, H5S_SELECT_OR, cost quadratic time in the
+// blocks; point selections a coordinate per value.)
 template <class T>
-std::vector<T> read_rows(const Dataset& d, const std::vector<int>& rows, const std::string& source) {
+std::vector<T> read_rows(const Dataset& d, const std::vector<int>& rows, const std::string& source,
+                         hsize_t block_rows = kBlockRows) {
   std::vector<T> out(rows.size() * d.row_values);
   const h5::Handle space(H5Dget_space(d.handle.get()), H5Sclose);
   std::vector<hsize_t> start(d.dims.size(), 0), count = d.dims;
-  std::size_t i = 0, written = 0;
+  std::vector<T> window;
+  std::size_t i = 0;
   while (i < rows.size()) {
-    H5Sselect_none(space.get());
-    std::size_t runs = 0, values = 0;
-    for (; i < rows.size() && runs < kRunsPerRead; ++runs) {
-      std::size_t j = i + 1;
-      while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;
-      start[0] = static_cast<hsize_t>(rows[i]);
-      count[0] = static_cast<hsize_t>(j - i);
-      if (H5Sselect_hyperslab(space.get(), H5S_SELECT_OR, start.data(), nullptr, count.data(), nullptr) < 0)
-        h5::fail_h5(source, "cannot select rows of dataset '/" + d.name + "'");
-      values += (j - i) * d.row_values;
-      i = j;
-    }
-    read_selection(d, space.get(), values, out.data() + written, source);
-    written += values;
+    std::size_t j = i + 1;
+    while (j < rows.size() && static_cast<hsize_t>(rows[j] - rows[i]) < block_rows) ++j;
+    start[0] = static_cast<hsize_t>(rows[i]);
+    count[0] = static_cast<hsize_t>(rows[j - 1] - rows[i] + 1);
+    if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
+      h5::fail_h5(source, "cannot select rows of dataset '/" + d.name + "'");
+    window.resize(static_cast<std::size_t>(count[0]) * d.row_values);
+    read_selection(d, space.get(), window.size(), window.data(), source);
+    for (std::size_t r = i; r < j; ++r)
+      std::copy_n(window.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(rows[r] - rows[i]) * d.row_values),
+                  d.row_values, out.begin() + static_cast<std::ptrdiff_t>(r * d.row_values));
+    i = j;
   }
   return out;
 }
@@ -71,13 +75,14 @@ std::vector<T> read_rows(const Dataset& d, const std::vector<int>& rows, const s
 // Calls visit(first row, values of rows [first, first + n)) for the whole dataset, kBlockRows
 // rows at a time.
 template <class T>
-void scan_rows(const Dataset& d, const std::string& source, const std::function<void(std::size_t, const std::vector<T>&)>& visit) {
+void scan_rows(const Dataset& d, const std::string& source, const std::function<void(std::size_t, const std::vector<T>&)>& visit,
+               hsize_t block_rows = kBlockRows) {
   const h5::Handle space(H5Dget_space(d.handle.get()), H5Sclose);
   std::vector<hsize_t> start(d.dims.size(), 0), count = d.dims;
   std::vector<T> block;
-  for (hsize_t first = 0; first < d.dims[0]; first += kBlockRows) {
+  for (hsize_t first = 0; first < d.dims[0]; first += block_rows) {
     start[0] = first;
-    count[0] = std::min(kBlockRows, d.dims[0] - first);
+    count[0] = std::min(block_rows, d.dims[0] - first);
     if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr) < 0)
       h5::fail_h5(source, "cannot select rows of dataset '/" + d.name + "'");
     block.resize(static_cast<std::size_t>(count[0]) * d.row_values);
