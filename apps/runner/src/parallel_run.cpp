@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <numeric>
@@ -201,8 +203,11 @@ void cut_part(Problem& problem, Part& part, const dg::Communicator& comm) {
 void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log) {
   part.comm = &comm;
   part.parts = comm.size();
+  const auto start = std::chrono::steady_clock::now();
   if (part.distributed) read_part(problem, part, comm);
   else cut_part(problem, part, comm);
+  // The slowest rank's time to read its part (with its discretization and element set-up).
+  const double part_seconds = comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   const mesh::LocalMesh& local = *part.local;
 
   // The incident wave enters where the whole mesh begins: the minimum over the ranks of each
@@ -228,7 +233,13 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
     part.rank_elements = elements;
     part.rank_halo_faces = halo;
     log << "[rtdg] " << comm.describe() << ": partition " << part.partition_source << ", " << range_text(elements)
-        << " elements and " << range_text(halo) << " halo faces per rank\n";
+        << " elements and " << range_text(halo) << " halo faces per rank";
+    if (part.distributed) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.3g", part_seconds);
+      log << " (read and set up in " << seconds << " s)";
+    }
+    log << "\n";
   }
 }
 

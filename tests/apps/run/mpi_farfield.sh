@@ -15,9 +15,11 @@
 # Distributed mesh input (docs/parallel.md, "Which mesh"):
 #   mpi_farfield.sh <rtdg> <mpiexec> <config> --partitioned <mesh args> -- [--set ...]
 # first writes `rtdg mesh <mesh args> --partitions 2,3 -o mesh.h5` and runs every case on it
-# (the config's mesh.parameters dropped); with a config whose mesh is such an .h5 already,
-# `--partitioned --` runs on it as it is. Either way every parallel run and restart must have
-# read only its part (the log's partition line), and give the serial run's numbers.
+# (the config's mesh.parameters dropped); with a config whose mesh is such an .h5 already (with
+# partitions into 2 and 3 parts), `--partitioned --` runs on it as it is. Either way every
+# parallel run and restart must have read only its part (the log's partition line), and give
+# the serial run's numbers; and 4 ranks, for which the file stores no partition, must say so
+# and give them too.
 set -uo pipefail
 rtdg=$1 mpiexec=$2 config=$3
 shift 3
@@ -101,6 +103,14 @@ for np in 2 3; do
     echo "$np ranks: probe $(basename "$probe") byte for byte the serial run's"
   done
 done
+# A rank count without a stored partition: every rank holds the whole mesh, says the log, and
+# the numbers are the same.
+if [ $partitioned = 1 ]; then
+  run np4 "$mpiexec" -n 4 "$rtdg" run || { cat "$work/np4.log"; fail "4 ranks"; }
+  grep -q "stores no partition into 4 parts (it stores 2, 3): rank 0 reads the whole mesh" "$work/np4.log" ||
+    { cat "$work/np4.log"; fail "4 ranks: the log does not say why every rank holds the whole mesh"; }
+  check_farfield np4 "4 ranks (no stored partition)"
+fi
 [ $farfield_cut = 1 ] || fail "no far-field face lies between ranks on 2 or 3 ranks, so the exchange is not tested"
 grep -h "far field: Huygens surface" "$work/np2.log" "$work/np3.log"
 if grep -q "total-field/scattered-field incidence" "$work/serial.log"; then
