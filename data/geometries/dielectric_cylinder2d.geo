@@ -2,13 +2,15 @@
 // penetrable scattering test case. Physical groups: "outer" (the box sides), "dielectric"
 // (the disk) and "air" (the rest of the box); the mesh conforms to the circle r = radius.
 // Parameters (rtdg mesh dielectric_cylinder2d.geo -D name=value): radius, box, h (mesh size
-// in the box), h_in (mesh size on and inside the cylinder).
+// in the box), h_in (mesh size on and inside the cylinder), order (the geometry order: 2 to 4
+// curve the elements along the circle on both sides of it, docs/curved.md).
 SetFactory("OpenCASCADE");
 DefineConstant[
   radius = {0.5, Name "Parameters/radius"},
   box = {3.0, Name "Parameters/box"},
   h = {0.4, Name "Parameters/h"},
-  h_in = {0.15, Name "Parameters/h_in"}
+  h_in = {0.15, Name "Parameters/h_in"},
+  order = {1, Name "Parameters/order"}
 ];
 
 Rectangle(1) = {-box / 2, -box / 2, 0, box, box};
@@ -30,3 +32,4 @@ MeshSize{ PointsOf{ Curve{circle[]}; } } = h_in;
 Physical Curve("outer") = outer[];
 Physical Surface("dielectric") = disk[];
 Physical Surface("air") = air[];
+Mesh.ElementOrder = order;

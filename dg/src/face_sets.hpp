@@ -2,6 +2,7 @@
 // far field and the TF/SF surface are both such sets.
 #pragma once
 
+#include "dg/enclosure.hpp"
 #include "dg/error.hpp"
 
 #include <mesh/mesh.hpp>
@@ -12,23 +13,12 @@
 
 namespace rtdg::dg::detail {
 
-// Throws dg::Error when inside() holds for no element or every element, or when a mesh
-// boundary group has faces on elements on both sides (the surface is not closed: it ends on
-// that boundary). `what` names the surface.
+// check_enclosure (dg/enclosure.hpp) of the elements inside() holds for. `what` names the surface.
 template <class Inside>
 void check_enclosed(const mesh::Mesh& mesh, const Inside& inside, const std::string& what) {
-  const int K = static_cast<int>(mesh.EToE.size());
-  int inside_count = 0;
-  for (int k = 0; k < K; ++k) inside_count += inside(k) ? 1 : 0;
-  if (inside_count == 0) throw Error(what + " encloses no element; it must enclose the scatterer");
-  if (inside_count == K) throw Error(what + " encloses every element, so it has no faces inside the mesh; make it smaller than the domain");
-  std::vector<char> group_in(mesh.boundary_names.size(), 0), group_out(mesh.boundary_names.size(), 0);
-  for (const mesh::BoundaryFace& b : mesh.boundary_faces) (inside(b.element) ? group_in : group_out)[static_cast<std::size_t>(b.group)] = 1;
-  for (std::size_t g = 0; g < group_in.size(); ++g)
-    if (group_in[g] && group_out[g])
-      throw Error(what + " crosses the mesh boundary '" + mesh.boundary_names[g] +
-                  "' (it has faces on elements inside and outside), so it is not a closed surface around the "
-                  "scatterer; keep it inside the domain");
+  std::vector<char> flags(mesh.EToE.size(), 0);
+  for (std::size_t k = 0; k < flags.size(); ++k) flags[k] = inside(static_cast<int>(k)) ? 1 : 0;
+  check_enclosure(enclosure(mesh, flags), mesh.boundary_names, what);
 }
 
 // The faces (k, f) with inside(k) and the neighbour outside, after check_enclosed.

@@ -241,15 +241,24 @@ void validate_geometry_nodes(const Mesh& mesh, std::string_view source, Validati
   for (int k = 0; k < mesh.num_elements(); ++k) {
     if (!is_curved(mesh, k)) continue;
     const WorstJacobian worst = worst_jacobian(mesh, k);
-    if (worst.ratio > 0.0) continue;
+    if (worst.ratio >= kMinJacobianRatio) continue;
     const std::array<double, 3> r = lattice_point(mesh.dim, p, worst.node);
+    const std::string where = std::to_string(worst.node) + ", " + reference_text(mesh.dim, r) + " at " +
+                              detail::format_point(element_geometry_nodes(mesh, k)[worst.node]);
+    if (!(worst.ratio > 0.0)) {
+      fail(source, "element " + std::to_string(k) + " of geometry order " + std::to_string(p) +
+                       " is inverted: its Jacobian det(dx/dr) = " + detail::format_number(worst.J) + " (" +
+                       detail::format_number(worst.ratio) + " times the straight element's) at its worst node " + where +
+                       "; the high-order nodes fold the element: refine the mesh near curved boundaries or let Gmsh "
+                       "untangle it (Mesh.HighOrderOptimize = 2)");
+    }
     fail(source, "element " + std::to_string(k) + " of geometry order " + std::to_string(p) +
-                     " is inverted: its Jacobian det(dx/dr) = " + detail::format_number(worst.J) + " (" +
-                     detail::format_number(worst.ratio) + " times the straight element's) at its worst node " +
-                     std::to_string(worst.node) + ", " + reference_text(mesh.dim, r) + " at " +
-                     detail::format_point(element_geometry_nodes(mesh, k)[worst.node]) +
-                     "; the high-order nodes fold the element: refine the mesh near curved boundaries or let Gmsh "
-                     "untangle it (Mesh.HighOrderOptimize = 2)");
+                     " is nearly folded: its Jacobian det(dx/dr) falls to " + detail::format_number(worst.ratio) +
+                     " times the straight element's (below " + detail::format_number(kMinJacobianRatio) +
+                     ") at its worst node " + where +
+                     "; the curved scheme is unstable on elements this distorted (docs/curved.md, \"Stability\"): refine "
+                     "the mesh near curved boundaries or let Gmsh optimize it (Mesh.HighOrderOptimize = 2, and "
+                     "Mesh.HighOrderThresholdMin = 0.3 if that is not enough)");
   }
 }
 

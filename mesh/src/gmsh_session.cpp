@@ -12,8 +12,9 @@ namespace {
 
 // Options a .geo file (or a write_msh call) may change that would otherwise carry over to
 // the next file meshed in this process.
-constexpr std::array<const char*, 20> kIsolatedOptions{
+constexpr std::array<const char*, 22> kIsolatedOptions{
     "Mesh.ElementOrder",      "Mesh.SecondOrderLinear",        "Mesh.HighOrderOptimize",
+    "Mesh.HighOrderThresholdMin", "Mesh.HighOrderThresholdMax",
     "Mesh.MshFileVersion",    "Mesh.Binary",                   "Mesh.SaveAll",
     "Mesh.MeshSizeFactor",    "Mesh.MeshSizeMin",              "Mesh.MeshSizeMax",
     "Mesh.MeshSizeFromPoints", "Mesh.MeshSizeFromCurvature",   "Mesh.MeshSizeExtendFromBoundary",

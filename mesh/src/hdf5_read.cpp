@@ -3,6 +3,7 @@
 
 #include "mesh/geometry_nodes.hpp"
 
+#include "hdf5_header.hpp"
 #include "hdf5_partitions.hpp"
 #include "hdf5_support.hpp"
 #include "text.hpp"
@@ -23,7 +24,11 @@ std::vector<std::array<int, 4>> pad(const std::vector<int>& flat, std::size_t n)
   return rows;
 }
 
-Mesh read_contents(hid_t file, const std::string& source) {
+}  // namespace
+
+namespace detail {
+
+Mesh read_header(hid_t file, const std::string& source) {
   if (!h5::has_attribute(file, "format") || h5::read_string_attribute(file, "format", source) != "rtdg-mesh") {
     fail(source, "an HDF5 file, but not an rtdg mesh (no root attribute format = \"rtdg-mesh\"); write one with "
                  "rtdg mesh in.geo|in.msh -o mesh.h5");
@@ -41,6 +46,23 @@ Mesh read_contents(hid_t file, const std::string& source) {
   if (mesh.dim != (mesh.type == ElementType::triangle ? 2 : 3)) {
     fail(source, "dim " + std::to_string(mesh.dim) + " does not match element_type '" + type + "'");
   }
+  // Version 2: high-order geometry; without it (version 1) the elements are straight-sided.
+  if (h5::has_attribute(file, "geometry_order")) {
+    const int order = h5::read_int_attribute(file, "geometry_order", source);
+    if (order < 2 || order > 8) {
+      fail(source, "geometry_order " + std::to_string(order) + " is not supported (2 to 8, or no attribute for straight-sided elements)");
+    }
+    mesh.geometry_order = order;
+  }
+  return mesh;
+}
+
+}  // namespace detail
+
+namespace {
+
+Mesh read_contents(hid_t file, const std::string& source) {
+  Mesh mesh = detail::read_header(file, source);
   const hsize_t nvert = ix(mesh.num_element_vertices());
   const hsize_t nfaces = ix(mesh.num_faces());
   const hsize_t nfv = ix(mesh.num_face_vertices());
@@ -98,13 +120,8 @@ Mesh read_contents(hid_t file, const std::string& source) {
     mesh.periodic_pairs.push_back(
         {pairs[2 * i], pairs[2 * i + 1], {pair_shifts[3 * i], pair_shifts[3 * i + 1], pair_shifts[3 * i + 2]}});
   }
-  // Version 2: high-order geometry; without it (version 1) the elements are straight-sided.
-  if (h5::has_attribute(file, "geometry_order")) {
-    const int order = h5::read_int_attribute(file, "geometry_order", source);
-    if (order < 2 || order > 8) {
-      fail(source, "geometry_order " + std::to_string(order) + " is not supported (2 to 8, or no attribute for straight-sided elements)");
-    }
-    mesh.geometry_order = order;
+  if (mesh.geometry_order > 1) {
+    const int order = mesh.geometry_order;
     dims = {K, ix(lattice_size(mesh.dim, order)), 3};
     const std::vector<double> nodes = h5::read_array<double>(file, "element_nodes", dims, source);
     mesh.element_nodes.resize(nodes.size() / 3);
@@ -113,6 +130,10 @@ Mesh read_contents(hid_t file, const std::string& source) {
   return mesh;
 }
 
+}  // namespace
+
+namespace detail {
+
 h5::Handle open_mesh_file(const std::filesystem::path& file, const std::string& source) {
   std::string problem;
   h5::Handle handle = rtdg::h5::open_read_only(file, problem);
@@ -120,12 +141,12 @@ h5::Handle open_mesh_file(const std::filesystem::path& file, const std::string& 
   return handle;
 }
 
-}  // namespace
+}  // namespace detail
 
 Mesh read_hdf5(const std::filesystem::path& file) {
   const std::string source = file.string();
   const h5::QuietErrors quiet;
-  const h5::Handle handle = open_mesh_file(file, source);
+  const h5::Handle handle = detail::open_mesh_file(file, source);
   Mesh mesh = read_contents(handle.get(), source);
   // The geometry too: an inverted or degenerate element is named here, with the file, rather
   // than by the solver that meets its negative Jacobian. Linear in the elements, as reading is.
@@ -136,7 +157,7 @@ Mesh read_hdf5(const std::filesystem::path& file) {
 std::vector<Partition> read_hdf5_partitions(const std::filesystem::path& file) {
   const std::string source = file.string();
   const h5::QuietErrors quiet;
-  const h5::Handle handle = open_mesh_file(file, source);
+  const h5::Handle handle = detail::open_mesh_file(file, source);
   return detail::read_partitions(handle.get(), source);
 }
 

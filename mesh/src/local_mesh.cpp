@@ -5,6 +5,7 @@
 #include "mesh/error.hpp"
 #include "mesh/geometry_nodes.hpp"
 
+#include "local_assembly.hpp"
 #include "text.hpp"
 
 #include <algorithm>
@@ -33,83 +34,93 @@ std::string face_name(int k, int f) {
 
 }  // namespace
 
-LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int rank, std::string_view source) {
-  const int K = global.num_elements();
-  check_partition(partition, K, source);
-  if (rank < 0 || rank >= partition.parts) {
-    fail(source, "rank " + std::to_string(rank) + " of a partition into " + std::to_string(partition.parts) + " parts");
-  }
-  const std::vector<int>& part = partition.element_part;
+namespace detail {
+
+LocalMesh assemble_local_mesh(OwnElements own) {
+  const int rank = own.rank;
+  const int n = static_cast<int>(own.global.size());
   LocalMesh local;
   local.rank = rank;
-  local.parts = partition.parts;
-  local.global_elements = K;
-  local.global_vertices = global.num_vertices();
+  local.parts = own.parts;
+  local.global_elements = own.global_elements;
+  local.global_vertices = own.global_vertices;
+  const int nfaces = own.type == ElementType::triangle ? 3 : 4;
+  const int nfv = nfaces - 1;
+  const int nvert = nfaces;
 
   // Local numbers: the elements without halo faces first, then those with halo faces (so a
   // solver can compute the first while the halo traces travel), each in ascending global
   // number; vertices in ascending global number.
-  const auto on_boundary = [&](int k) {
-    for (int f = 0; f < global.num_faces(); ++f)
-      if (part[ix(global.EToE[ix(k)][ix(f)])] != rank) return true;
+  const auto on_boundary = [&](int i) {
+    for (int f = 0; f < nfaces; ++f)
+      if (own.neighbour_part[ix(i)][ix(f)] != rank) return true;
     return false;
   };
-  std::vector<int> element_local(ix(K), -1);
+  std::vector<int> row_local(ix(n), -1);
+  std::vector<int> rows;  // the rows in local order
+  rows.reserve(ix(n));
   for (const bool halo_pass : {false, true}) {
-    for (int k = 0; k < K; ++k) {
-      if (part[ix(k)] != rank || on_boundary(k) != halo_pass) continue;
-      element_local[ix(k)] = static_cast<int>(local.element_global.size());
-      local.element_global.push_back(k);
+    for (int i = 0; i < n; ++i) {
+      if (on_boundary(i) != halo_pass) continue;
+      row_local[ix(i)] = static_cast<int>(rows.size());
+      rows.push_back(i);
+      local.element_global.push_back(own.global[ix(i)]);
     }
-    if (!halo_pass) local.interior_elements = static_cast<int>(local.element_global.size());
+    if (!halo_pass) local.interior_elements = static_cast<int>(rows.size());
   }
-  std::vector<int> vertex_local(ix(global.num_vertices()), -1);
-  for (int k : local.element_global) {
-    for (int i = 0; i < global.num_element_vertices(); ++i) vertex_local[ix(global.EToV[ix(k)][ix(i)])] = 0;
-  }
-  for (int v = 0; v < global.num_vertices(); ++v) {
-    if (vertex_local[ix(v)] < 0) continue;
-    vertex_local[ix(v)] = static_cast<int>(local.vertex_global.size());
-    local.vertex_global.push_back(v);
-  }
+  // The row of global element k (one of the rank's).
+  const auto row_of = [&](int k) {
+    return static_cast<int>(std::lower_bound(own.global.begin(), own.global.end(), k) - own.global.begin());
+  };
+  const auto by_face = [](const auto& a, const auto& b) { return std::pair(a.element, a.face) < std::pair(b.element, b.face); };
+  std::sort(own.periodic_faces.begin(), own.periodic_faces.end(), by_face);
+  // The periodic record of face f of global element k, or null.
+  const auto periodic_of = [&](int k, int f) -> const PeriodicFace* {
+    const PeriodicFace key{k, f, 0, {}};
+    const auto found = std::lower_bound(own.periodic_faces.begin(), own.periodic_faces.end(), key, by_face);
+    return found != own.periodic_faces.end() && found->element == k && found->face == f ? &*found : nullptr;
+  };
 
   Mesh& mesh = local.mesh;
-  mesh.dim = global.dim;
-  mesh.type = global.type;
-  mesh.boundary_names = global.boundary_names;
-  mesh.region_names = global.region_names;
-  mesh.periodic_pairs = global.periodic_pairs;
-  mesh.geometry_order = global.geometry_order;
-  for (int v : local.vertex_global) mesh.vertices.push_back(global.vertices[ix(v)]);
+  mesh.dim = own.dim;
+  mesh.type = own.type;
+  mesh.boundary_names = std::move(own.boundary_names);
+  mesh.region_names = std::move(own.region_names);
+  mesh.periodic_pairs = std::move(own.periodic_pairs);
+  mesh.geometry_order = own.geometry_order;
+  local.vertex_global = std::move(own.vertex_global);
+  mesh.vertices = std::move(own.vertices);
+  const auto local_vertex = [&](int v) {
+    return static_cast<int>(std::lower_bound(local.vertex_global.begin(), local.vertex_global.end(), v) -
+                            local.vertex_global.begin());
+  };
+  const int lattice = own.geometry_order > 1 ? lattice_size(own.dim, own.geometry_order) : 0;
 
-  // Index into global.periodic_faces of each periodic face slot k * 4 + f, -1 elsewhere.
-  std::vector<int> periodic_index(ix(K) * 4, -1);
-  for (std::size_t i = 0; i < global.periodic_faces.size(); ++i) {
-    const PeriodicFace& p = global.periodic_faces[i];
-    periodic_index[ix(p.element) * 4 + ix(p.face)] = static_cast<int>(i);
-  }
-
-  const int nfaces = global.num_faces();
-  const int nfv = global.num_face_vertices();
-  for (int k : local.element_global) {
-    const int lk = element_local[ix(k)];
+  mesh.EToV.reserve(ix(n));
+  mesh.EToE.reserve(ix(n));
+  mesh.EToF.reserve(ix(n));
+  mesh.face_vertex_match.reserve(ix(n));
+  mesh.element_region.reserve(ix(n));
+  for (const int i : rows) {
+    const int k = own.global[ix(i)];
+    const int lk = row_local[ix(i)];
     std::array<int, 4> vertices{-1, -1, -1, -1};
-    for (int i = 0; i < global.num_element_vertices(); ++i) vertices[ix(i)] = vertex_local[ix(global.EToV[ix(k)][ix(i)])];
+    for (int v = 0; v < nvert; ++v) vertices[ix(v)] = local_vertex(own.EToV[ix(i)][ix(v)]);
     mesh.EToV.push_back(vertices);
-    mesh.element_region.push_back(global.element_region[ix(k)]);
-    if (global.geometry_order > 1) {
-      const std::array<double, 3>* X = element_geometry_nodes(global, k);
-      mesh.element_nodes.insert(mesh.element_nodes.end(), X, X + lattice_size(global.dim, global.geometry_order));
+    mesh.element_region.push_back(own.element_region[ix(i)]);
+    if (lattice > 0) {
+      const auto first = own.element_nodes.begin() + static_cast<std::ptrdiff_t>(ix(i) * ix(lattice));
+      mesh.element_nodes.insert(mesh.element_nodes.end(), first, first + lattice);
     }
     std::array<int, 4> etoe{-1, -1, -1, -1};
     std::array<int, 4> etof{-1, -1, -1, -1};
-    FaceVertexMatch match = global.face_vertex_match[ix(k)];
+    FaceVertexMatch match = own.face_vertex_match[ix(i)];
     for (int f = 0; f < nfaces; ++f) {
-      const int k2 = global.EToE[ix(k)][ix(f)];
-      const int f2 = global.EToF[ix(k)][ix(f)];
-      const int owner = part[ix(k2)];
+      const int k2 = own.EToE[ix(i)][ix(f)];
+      const int f2 = own.EToF[ix(i)][ix(f)];
+      const int owner = own.neighbour_part[ix(i)][ix(f)];
       if (owner == rank) {  // a boundary face (k2 == k) or a local neighbour
-        etoe[ix(f)] = element_local[ix(k2)];
+        etoe[ix(f)] = row_local[ix(row_of(k2))];
         etof[ix(f)] = f2;
         continue;
       }
@@ -119,17 +130,17 @@ LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int r
       halo.rank = owner;
       halo.neighbour_element = k2;
       halo.neighbour_face = f2;
-      for (int i = 0; i < nfv; ++i) halo.vertex_match[ix(i)] = match[ix(f)][ix(i)];
-      if (const int p = periodic_index[ix(k) * 4 + ix(f)]; p >= 0) {
+      for (int v = 0; v < nfv; ++v) halo.vertex_match[ix(v)] = match[ix(f)][ix(v)];
+      if (const PeriodicFace* p = periodic_of(k, f)) {
         halo.periodic = true;
-        halo.group = global.periodic_faces[ix(p)].group;
-        halo.shift = global.periodic_faces[ix(p)].shift;
+        halo.group = p->group;
+        halo.shift = p->shift;
       }
       local.halo_faces.push_back(halo);
       // Locally the face points to itself: the exterior trace comes from the halo.
       etoe[ix(f)] = lk;
       etof[ix(f)] = f;
-      for (int i = 0; i < nfv; ++i) match[ix(f)][ix(i)] = static_cast<std::int8_t>(i);
+      for (int v = 0; v < nfv; ++v) match[ix(f)][ix(v)] = static_cast<std::int8_t>(v);
     }
     mesh.EToE.push_back(etoe);
     mesh.EToF.push_back(etof);
@@ -137,16 +148,13 @@ LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int r
   }
 
   // Sorted by local (element, face), as the Mesh conventions ask.
-  for (const BoundaryFace& b : global.boundary_faces) {
-    if (part[ix(b.element)] == rank) mesh.boundary_faces.push_back({element_local[ix(b.element)], b.face, b.group});
+  for (const BoundaryFace& b : own.boundary_faces)
+    mesh.boundary_faces.push_back({row_local[ix(row_of(b.element))], b.face, b.group});
+  for (const PeriodicFace& p : own.periodic_faces) {
+    const int i = row_of(p.element);
+    if (own.neighbour_part[ix(i)][ix(p.face)] == rank)
+      mesh.periodic_faces.push_back({row_local[ix(i)], p.face, p.group, p.shift});
   }
-  for (const PeriodicFace& p : global.periodic_faces) {
-    const int k2 = global.EToE[ix(p.element)][ix(p.face)];
-    if (part[ix(p.element)] == rank && part[ix(k2)] == rank) {
-      mesh.periodic_faces.push_back({element_local[ix(p.element)], p.face, p.group, p.shift});
-    }
-  }
-  const auto by_face = [](const auto& a, const auto& b) { return std::pair(a.element, a.face) < std::pair(b.element, b.face); };
   std::sort(mesh.boundary_faces.begin(), mesh.boundary_faces.end(), by_face);
   std::sort(mesh.periodic_faces.begin(), mesh.periodic_faces.end(), by_face);
 
@@ -158,6 +166,54 @@ LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int r
     ++local.neighbours.back().count;
   }
   return local;
+}
+
+}  // namespace detail
+
+LocalMesh build_local_mesh(const Mesh& global, const Partition& partition, int rank, std::string_view source) {
+  const int K = global.num_elements();
+  check_partition(partition, K, source);
+  if (rank < 0 || rank >= partition.parts) {
+    fail(source, "rank " + std::to_string(rank) + " of a partition into " + std::to_string(partition.parts) + " parts");
+  }
+  const std::vector<int>& part = partition.element_part;
+  detail::OwnElements own;
+  own.rank = rank;
+  own.parts = partition.parts;
+  own.global_elements = K;
+  own.global_vertices = global.num_vertices();
+  own.dim = global.dim;
+  own.type = global.type;
+  own.geometry_order = global.geometry_order;
+  own.boundary_names = global.boundary_names;
+  own.region_names = global.region_names;
+  own.periodic_pairs = global.periodic_pairs;
+  const int lattice = global.geometry_order > 1 ? lattice_size(global.dim, global.geometry_order) : 0;
+  for (int k = 0; k < K; ++k) {
+    if (part[ix(k)] != rank) continue;
+    own.global.push_back(k);
+    own.EToV.push_back(global.EToV[ix(k)]);
+    own.EToE.push_back(global.EToE[ix(k)]);
+    own.EToF.push_back(global.EToF[ix(k)]);
+    own.face_vertex_match.push_back(global.face_vertex_match[ix(k)]);
+    own.element_region.push_back(global.element_region[ix(k)]);
+    std::array<int, 4> parts{-1, -1, -1, -1};
+    for (int f = 0; f < global.num_faces(); ++f) parts[ix(f)] = part[ix(global.EToE[ix(k)][ix(f)])];
+    own.neighbour_part.push_back(parts);
+    if (lattice > 0) {
+      const std::array<double, 3>* X = element_geometry_nodes(global, k);
+      own.element_nodes.insert(own.element_nodes.end(), X, X + lattice);
+    }
+    for (int v = 0; v < global.num_element_vertices(); ++v) own.vertex_global.push_back(global.EToV[ix(k)][ix(v)]);
+  }
+  std::sort(own.vertex_global.begin(), own.vertex_global.end());
+  own.vertex_global.erase(std::unique(own.vertex_global.begin(), own.vertex_global.end()), own.vertex_global.end());
+  for (const int v : own.vertex_global) own.vertices.push_back(global.vertices[ix(v)]);
+  for (const BoundaryFace& b : global.boundary_faces)
+    if (part[ix(b.element)] == rank) own.boundary_faces.push_back(b);
+  for (const PeriodicFace& p : global.periodic_faces)
+    if (part[ix(p.element)] == rank) own.periodic_faces.push_back(p);
+  return detail::assemble_local_mesh(std::move(own));
 }
 
 void validate_local(const LocalMesh& local, std::string_view source) {

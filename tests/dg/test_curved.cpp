@@ -1,11 +1,14 @@
 // Curved elements on the host backend (docs/curved.md): the isoparametric discretization of a
 // disk, the curved kernels against the affine ones on nearly straight elements, and the
-// acceptance test: TM modes of a circular PEC cavity, whose L2 error converges at rate >= N + 1/2
-// on curved meshes while straight-sided meshes stall near 2.
+// acceptance tests: TM modes of a circular PEC cavity, whose L2 error converges at rate >= N + 1/2
+// on curved meshes while straight-sided meshes stall near 2; the TE_{1,0,1} mode of the PEC ball
+// (its octant); a dielectric-loaded disk whose material interface is curved on both sides; and
+// the refusal of nearly folded elements, on which the scheme grows.
 #include "solver_support.hpp"
 
 #include <dg/cubature.hpp>
 #include <dg/kernels.hpp>
+#include <mesh/error.hpp>
 #include <mesh/geometry_nodes.hpp>
 #include <mesh/load.hpp>
 #include <rtcg/backend.hpp>
@@ -14,7 +17,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <algorithm>
+#include <chrono>
 #include <fstream>
+#include <ostream>
+#include <utility>
 
 #include <unistd.h>
 #include <numbers>
@@ -193,19 +200,10 @@ struct DiskMode {
   }
 };
 
-// L2 error of the disk cavity's TM_{1,1} mode after t_final on the mesh of size h, geometry
-// order p, solution order N; `h_eff` = sqrt(area / K), the measured element size.
-double cavity_error(double h, int p, int N, double t_final, double& h_eff) {
-  const fluxes::Law law = law_file("maxwell2d_tm");
-  const mesh::Mesh mesh = disk(h, p);
-  const Discretization d = discretize(mesh, N);
-  h_eff = std::sqrt(std::numbers::pi / d.K);
-  SolverSetup setup;
-  setup.law = &law;
-  setup.parameters = fluxes::resolve_parameters(law, {});
-  setup.boundaries.push_back({"wall", "pec", ""});
-  Solver solver(host(), d, setup);
-  const DiskMode mode(1, 1);
+// Starts `solver` at the 2D TM mode `mode` (mode.at(x, y, t) -> {Hx, Hy, Ez}), steps it to
+// t_final at cfl 0.5 and returns {L2 norm of the error, L2 norm of the exact state at t_final}.
+template <class Mode>
+std::pair<double, double> mode_error(Solver& solver, const Discretization& d, const Mode& mode, double t_final) {
   auto exact = [&](double t) {
     const std::size_t Np = ix(d.element.Np), K = ix(d.K);
     std::vector<double> values(3 * K * Np);
@@ -225,7 +223,23 @@ double cavity_error(double h, int p, int N, double t_final, double& h_eff) {
   std::vector<double> q = solver.state();
   const std::vector<double> e = exact(t_final);
   for (std::size_t i = 0; i < q.size(); ++i) q[i] -= e[i];
-  return solver.l2_norm(q);
+  return {solver.l2_norm(q), solver.l2_norm(e)};
+}
+
+// L2 error of the disk cavity's TM_{1,1} mode after t_final on the mesh of size h, geometry
+// order p, solution order N; `h_eff` = sqrt(area / K), the measured element size.
+double cavity_error(double h, int p, int N, double t_final, double& h_eff) {
+  const fluxes::Law law = law_file("maxwell2d_tm");
+  const mesh::Mesh mesh = disk(h, p);
+  const Discretization d = discretize(mesh, N);
+  h_eff = std::sqrt(std::numbers::pi / d.K);
+  SolverSetup setup;
+  setup.law = &law;
+  setup.parameters = fluxes::resolve_parameters(law, {});
+  setup.boundaries.push_back({"wall", "pec", ""});
+  Solver solver(host(), d, setup);
+  const DiskMode mode(1, 1);
+  return mode_error(solver, d, mode, t_final).first;
 }
 
 TEST(CurvedCavity, BesselModeOfTheDisk) {
@@ -261,6 +275,146 @@ INSTANTIATE_TEST_SUITE_P(Disk, CurvedCavityConvergence,
                          ::testing::Values(Rate{2, 0.4, 0.2}, Rate{3, 0.4, 0.2}, Rate{4, 0.5, 0.25}, Rate{5, 0.5, 0.25}),
                          [](const auto& test) { return "N" + std::to_string(test.param.N); });
 
+// The TM_{m} mode of the PEC disk of radius 1 loaded with a concentric dielectric disk of
+// radius a = 1/2 and eps = n^2 (mu = 1): Ez = R(r) cos(m theta) cos(w t) with R = A J_m(n w r)
+// inside and R = Y_m(w) J_m(w r) - J_m(w) Y_m(w r) outside (zero at r = 1). Ez and
+// dEz/dr (H_theta) are continuous at r = a, so w is a root of
+// n J_m'(n w a) R_out(a) - J_m(n w a) R_out'(a) and A = R_out(a) / J_m(n w a).
+// H = (-dEz/dy, dEz/dx) sin(w t) / w as for the empty disk.
+struct LoadedDiskMode {
+  int m = 1;
+  double n = 2, a = 0.5, w = 0, A = 0;
+  static double J(int m, double x) { return std::cyl_bessel_j(m, x); }
+  static double Y(int m, double x) { return std::cyl_neumann(m, x); }
+  static double dJ(int m, double x) { return m == 0 ? -J(1, x) : 0.5 * (J(m - 1, x) - J(m + 1, x)); }
+  static double dY(int m, double x) { return m == 0 ? -Y(1, x) : 0.5 * (Y(m - 1, x) - Y(m + 1, x)); }
+  double outer(double w_, double r) const { return Y(m, w_) * J(m, w_ * r) - J(m, w_) * Y(m, w_ * r); }
+  double outer_dr(double w_, double r) const { return w_ * (Y(m, w_) * dJ(m, w_ * r) - J(m, w_) * dY(m, w_ * r)); }
+  double determinant(double w_) const {
+    return n * w_ * dJ(m, n * w_ * a) * outer(w_, a) - J(m, n * w_ * a) * outer_dr(w_, a);
+  }
+  LoadedDiskMode(int m_, double n_, double a_) : m(m_), n(n_), a(a_) {
+    // The first sign change on a fine scan, then bisection to rounding.
+    double lo = 0.5, hi = 0.5;
+    for (double x = 0.5; x < 20; x += 1e-3)
+      if (determinant(x) * determinant(x + 1e-3) < 0) {
+        lo = x;
+        hi = x + 1e-3;
+        break;
+      }
+    for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (determinant(lo) * determinant(mid) <= 0 ? hi : lo) = mid;
+    }
+    w = 0.5 * (lo + hi);
+    A = outer(w, a) / J(m, n * w * a);
+  }
+  double radial(double r) const { return r < a ? A * J(m, n * w * r) : outer(w, r); }
+  double radial_dr(double r) const { return r < a ? A * n * w * dJ(m, n * w * r) : outer_dr(w, r); }
+  // [Hx, Hy, Ez] at (x, y, t).
+  std::array<double, 3> at(double x, double y, double t) const {
+    const double r = std::hypot(x, y), theta = std::atan2(y, x);
+    const double R = radial(r), dR = radial_dr(r);
+    // (1/r) R -> R'(0) at r = 0 for m = 1.
+    const double R_over_r = r > 1e-12 ? R / r : (m == 1 ? A * n * w * 0.5 : 0.0);
+    const double Er = dR * std::cos(m * theta), Et = -m * R_over_r * std::sin(m * theta);
+    const double Ex = std::cos(theta) * Er - std::sin(theta) * Et;
+    const double Ey = std::sin(theta) * Er + std::cos(theta) * Et;
+    return {-Ey * std::sin(w * t) / w, Ex * std::sin(w * t) / w, R * std::cos(m * theta) * std::cos(w * t)};
+  }
+};
+
+// The loaded disk meshed with both circles conforming (regions "dielectric" r < a and "air").
+mesh::Mesh loaded_disk(double h, int order) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("rtdg_curved_loaded_disk_" + std::to_string(::getpid()) + ".geo");
+  {
+    std::ofstream out(file);
+    out << "SetFactory(\"OpenCASCADE\");\nDisk(1) = {0, 0, 0, 1};\nDisk(2) = {0, 0, 0, 0.5};\n"
+           "BooleanFragments{ Surface{1}; Delete; }{ Surface{2}; Delete; }\ne = 1e-6;\n"
+           "inner() = Surface In BoundingBox{-0.5 - e, -0.5 - e, -e, 0.5 + e, 0.5 + e, e};\n"
+           "all() = Surface \"*\";\nair() = all();\nair() -= inner();\n"
+           "circle() = Curve In BoundingBox{-0.5 - e, -0.5 - e, -e, 0.5 + e, 0.5 + e, e};\n"
+           "wall() = Boundary{ Surface{all()}; };\nwall() -= circle();\n"
+           "Physical Curve(\"wall\") = wall();\nPhysical Surface(\"dielectric\") = inner();\n"
+           "Physical Surface(\"air\") = air();\nMesh.MeshSizeMin = " << h << "; Mesh.MeshSizeMax = " << h
+        << ";\nMesh.ElementOrder = " << order << ";\n";
+  }
+  struct Remove {
+    std::filesystem::path file;
+    ~Remove() { std::filesystem::remove(file); }
+  } remove{file};
+  return mesh::load_mesh(file);
+}
+
+// L2 error of the loaded disk's TM_{1} mode (eps = 4 inside) after t_final at order N, relative
+// to the mode's L2 norm there.
+double loaded_disk_error(double h, int p, int N, double t_final, double& h_eff) {
+  const fluxes::Law law = law_file("maxwell2d_tm");
+  const mesh::Mesh mesh = loaded_disk(h, p);
+  const Discretization d = discretize(mesh, N);
+  h_eff = std::sqrt(std::numbers::pi / d.K);
+  SolverSetup setup;
+  setup.law = &law;
+  setup.parameters = fluxes::resolve_parameters(law, {});
+  setup.element_parameters.assign(law.parameters.size(), {});
+  std::size_t eps = law.parameters.size();
+  for (std::size_t i = 0; i < law.parameters.size(); ++i)
+    if (law.parameters[i].name == "eps") eps = i;
+  EXPECT_LT(eps, law.parameters.size());
+  const auto dielectric = static_cast<int>(std::find(mesh.region_names.begin(), mesh.region_names.end(), "dielectric") -
+                                           mesh.region_names.begin());
+  for (int k = 0; k < d.K; ++k) setup.element_parameters[eps].push_back(mesh.element_region[ix(k)] == dielectric ? 4.0 : 1.0);
+  setup.boundaries.push_back({"wall", "pec", ""});
+  Solver solver(host(), d, setup);
+  const LoadedDiskMode mode(1, 2.0, 0.5);
+  const auto [error, norm] = mode_error(solver, d, mode, t_final);
+  return error / norm;
+}
+
+// The mode itself: for n = 1 the root is the empty disk's (the first zero of J_1); for n = 2 Ez
+// and dEz/dr are continuous at the interface and Ez vanishes on the wall.
+TEST(CurvedInterface, LoadedDiskMode) {
+  EXPECT_NEAR(LoadedDiskMode(1, 1.0, 0.5).w, 3.8317059702075123, 1e-12);
+  const LoadedDiskMode mode(1, 2.0, 0.5);
+  std::printf("loaded disk TM_1 (eps = 4 for r < 1/2): w = %.15f\n", mode.w);
+  EXPECT_NEAR(mode.radial(0.5 - 1e-13), mode.radial(0.5 + 1e-13), 1e-10);
+  EXPECT_NEAR(mode.radial_dr(0.5 - 1e-13), mode.radial_dr(0.5 + 1e-13), 1e-9);
+  EXPECT_NEAR(mode.radial(1.0), 0.0, 1e-14);
+  EXPECT_GT(std::abs(mode.radial(0.3)), 0.1);
+}
+
+// The material interface curved on both sides (and the wall): at order 3 and 4 the curved
+// elements are far closer to the mode than the straight-sided ones of the same mesh (whose
+// polygons of both circles stall them near rate 2), within a stated bound of the exact mode, and
+// at order 3 converge at rate >= N + 1/2. Measured (relative L2 error at t = 0.5, h = 0.062):
+// N = 3, curved 3.07e-5, straight-sided 4.50e-3, rate 3.67 from h = 0.123; N = 4, curved 1.83e-6,
+// straight-sided 4.52e-3 (rate 4.49 from h = 0.123, 4.09 from h = 0.176: below N + 1/2 on these
+// meshes, docs/curved.md).
+TEST(CurvedInterface, LoadedDiskConvergesWhereStraightSidedStalls) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  double h0 = 0, h1 = 0, hs = 0;
+  const double coarse = loaded_disk_error(0.2, 3, 3, 0.5, h0);
+  const double fine = loaded_disk_error(0.1, 3, 3, 0.5, h1);
+  const double straight = loaded_disk_error(0.1, 1, 3, 0.5, hs);
+  const double rate = std::log(coarse / fine) / std::log(h0 / h1);
+  std::printf("loaded disk N = 3: curved error %.3e (h %.3f) %.3e (h %.3f), rate %.2f; straight-sided %.3e\n", coarse, h0,
+              fine, h1, rate, straight);
+  EXPECT_GE(rate, 3.5);
+  EXPECT_LT(fine, 5e-5);
+  EXPECT_LT(fine, straight / 50);
+}
+
+TEST(CurvedInterface, LoadedDiskAtOrder4) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  double h = 0;
+  const double curved = loaded_disk_error(0.1, 4, 4, 0.5, h);
+  const double straight = loaded_disk_error(0.1, 1, 4, 0.5, h);
+  std::printf("loaded disk N = 4, h %.3f: curved error %.3e, straight-sided %.3e\n", h, curved, straight);
+  EXPECT_LT(curved, 3e-6);
+  EXPECT_LT(curved, straight / 500);
+}
+
 // The TE_{1,0,1} mode of the PEC ball of radius 1 (eps = mu = 1): E = f(r) (-y, x, 0) cos(k t) with
 // f = j_1(k r) / r, k the first zero of j_1 (tan k = k), and H = -curl E_spatial sin(k t) / k,
 // curl (f(r) z x X) = f'(r) (r z - z X / r) + 2 f z.
@@ -291,32 +445,63 @@ struct BallMode {
   }
 };
 
-mesh::Mesh ball(double h, int order) {
+// Gmsh meshes of the ball: the whole ball (boundary "wall"), or its octant x, y, z >= 0, where the
+// TE_{1,0,1} mode's symmetry gives the planes x = 0 and y = 0 as PEC (E is normal to them) and
+// z = 0 as PMC (H is normal to it): the same curved wall at an eighth of the elements.
+struct BallMesh {
+  double h = 0.5;
+  int order = 1;                  // geometry order
+  bool octant = false;
+  int optimize = 2;               // Mesh.HighOrderOptimize
+};
+
+mesh::Mesh ball(const BallMesh& b) {
   const auto file = std::filesystem::temp_directory_path() /
-                    ("rtdg_curved_ball_" + std::to_string(::getpid()) + "_" + std::to_string(order) + ".geo");
+                    ("rtdg_curved_ball_" + std::to_string(::getpid()) + "_" + std::to_string(b.order) + ".geo");
   {
     std::ofstream out(file);
-    out << "SetFactory(\"OpenCASCADE\");\nSphere(1) = {0, 0, 0, 1};\nPhysical Surface(\"wall\") = {1};\n"
-           "Physical Volume(\"domain\") = {1};\nMesh.MeshSizeMin = " << h << "; Mesh.MeshSizeMax = " << h
-        << ";\nMesh.ElementOrder = " << order << ";\nMesh.HighOrderOptimize = 2;\n";
+    out << "SetFactory(\"OpenCASCADE\");\n";
+    if (b.octant) {
+      out << "Sphere(1) = {0, 0, 0, 1, 0, Pi/2, Pi/2};\ne = 1e-6;\n"
+             "sx() = Surface In BoundingBox{-e, -e, -e, e, 1 + e, 1 + e};\n"
+             "sy() = Surface In BoundingBox{-e, -e, -e, 1 + e, e, 1 + e};\n"
+             "sz() = Surface In BoundingBox{-e, -e, -e, 1 + e, 1 + e, e};\n"
+             "wall() = Boundary{Volume{1};};\nwall() -= {sx(), sy(), sz()};\n"
+             "Physical Surface(\"wall\") = {wall()};\nPhysical Surface(\"mirror_pec\") = {sx(), sy()};\n"
+             "Physical Surface(\"mirror_pmc\") = {sz()};\n";
+    } else {
+      out << "Sphere(1) = {0, 0, 0, 1};\nPhysical Surface(\"wall\") = {1};\n";
+    }
+    out << "Physical Volume(\"domain\") = {1};\nMesh.MeshSizeMin = " << b.h << "; Mesh.MeshSizeMax = " << b.h
+        << ";\nMesh.ElementOrder = " << b.order << ";\nMesh.HighOrderOptimize = " << b.optimize << ";\n";
   }
-  mesh::Mesh mesh = mesh::load_mesh(file);
-  std::filesystem::remove(file);
-  return mesh;
+  struct Remove {
+    std::filesystem::path file;
+    ~Remove() { std::filesystem::remove(file); }
+  } remove{file};
+  return mesh::load_mesh(file);
 }
 
-double ball_error(double h, int p, int N, double t_final, double& h_eff) {
-  const fluxes::Law law = law_file("maxwell3d");
-  const mesh::Mesh mesh = ball(h, p);
-  const Discretization d = discretize(mesh, N);
-  h_eff = std::cbrt(4 * std::numbers::pi / 3 / d.K);
-  SolverSetup setup;
-  setup.law = &law;
-  setup.parameters = fluxes::resolve_parameters(law, {});
-  setup.boundaries.push_back({"wall", "pec", ""});
-  Solver solver(host(), d, setup);
-  const BallMode mode;
-  auto exact = [&](double t) {
+// The solver of the ball's mode on `mesh` at order N, started from the exact mode at t = 0.
+struct BallRun {
+  fluxes::Law law = law_file("maxwell3d");
+  Discretization d;
+  std::unique_ptr<Solver> solver;
+  BallMode mode;
+
+  BallRun(const mesh::Mesh& mesh, int N, bool octant) : d(discretize(mesh, N)) {
+    SolverSetup setup;
+    setup.law = &law;
+    setup.parameters = fluxes::resolve_parameters(law, {});
+    setup.boundaries.push_back({"wall", "pec", ""});
+    if (octant) {
+      setup.boundaries.push_back({"mirror_pec", "pec", ""});
+      setup.boundaries.push_back({"mirror_pmc", "pmc", ""});
+    }
+    solver = std::make_unique<Solver>(host(), d, setup);
+    solver->set_state(exact(0.0));
+  }
+  std::vector<double> exact(double t) const {
     const std::size_t Np = ix(d.element.Np), K = ix(d.K);
     std::vector<double> values(6 * K * Np);
     for (std::size_t k = 0; k < K; ++k)
@@ -326,16 +511,26 @@ double ball_error(double h, int p, int N, double t_final, double& h_eff) {
         for (std::size_t c = 0; c < 6; ++c) values[(c * K + k) * Np + i] = u[c];
       }
     return values;
-  };
-  solver.set_state(exact(0.0));
-  const double dt = solver.stable_dt(0.5);
-  const int steps = static_cast<int>(std::ceil(t_final / dt - 1e-9));
-  const double step = t_final / steps;
-  for (int s = 0; s < steps; ++s) solver.step(s * step, step);
-  std::vector<double> q = solver.state();
-  const std::vector<double> e = exact(t_final);
-  for (std::size_t i = 0; i < q.size(); ++i) q[i] -= e[i];
-  return solver.l2_norm(q);
+  }
+  // Runs to t_final in equal steps of at most cfl times the stable step; the L2 error there.
+  double error_at(double t_final, double cfl = 0.5) {
+    const double dt = solver->stable_dt(cfl);
+    const int steps = static_cast<int>(std::ceil(t_final / dt - 1e-9));
+    const double step = t_final / steps;
+    for (int s = 0; s < steps; ++s) solver->step(s * step, step);
+    std::vector<double> q = solver->state();
+    const std::vector<double> e = exact(t_final);
+    for (std::size_t i = 0; i < q.size(); ++i) q[i] -= e[i];
+    return solver->l2_norm(q);
+  }
+};
+
+// L2 error of the ball's TE_{1,0,1} mode after t_final; `h_eff` = (volume / K)^(1/3).
+double ball_error(const BallMesh& b, int N, double t_final, double& h_eff) {
+  const mesh::Mesh mesh = ball(b);
+  BallRun run(mesh, N, b.octant);
+  h_eff = std::cbrt(4 * std::numbers::pi / 3 / (b.octant ? 8 : 1) / run.d.K);
+  return run.error_at(t_final);
 }
 
 // 3D: the ball's TE_{1,0,1} mode at order 3 on the same mesh size with straight-sided and curved
@@ -348,10 +543,114 @@ TEST(CurvedCavity, BallModeInThreeDimensions) {
   EXPECT_NEAR(u[0] * 0.6 + u[2] * 0.8, 0.0, 1e-14);
   EXPECT_NEAR(std::hypot(u[0], u[1], u[2]), 0.0, 1e-14);
   double h_straight = 0, h_curved = 0;
-  const double straight = ball_error(0.45, 1, 3, 0.3, h_straight);
-  const double curved = ball_error(0.45, 3, 3, 0.3, h_curved);
+  const double straight = ball_error({.h = 0.45, .order = 1}, 3, 0.3, h_straight);
+  const double curved = ball_error({.h = 0.45, .order = 3}, 3, 0.3, h_curved);
   std::printf("ball N = 3, h %.3f: error straight-sided %.3e, curved %.3e\n", h_curved, straight, curved);
   EXPECT_LT(curved, straight / 4);
+}
+
+// The octant of the ball at geometry order N (Gmsh's high-order nodes without optimization:
+// only the elements at the wall are curved), two mesh sizes: the L2 error of the mode at t = 0.3
+// falls at rate >= N + 1/2. Measured: N = 2, 5.41e-3 (h 0.215) to 5.22e-4 (h 0.097), rate 2.93;
+// N = 3, 3.00e-4 (h 0.160) to 7.74e-5 (h 0.111), rate 3.78 (the whole study, N = 2-5:
+// benchmarks/results/curved-3d-convergence-host-2026-12-02.log).
+struct BallRate {
+  int N;
+  double h_coarse, h_fine;
+};
+
+class CurvedBallConvergence : public ::testing::TestWithParam<BallRate> {};
+
+TEST_P(CurvedBallConvergence, RateIsAtLeastNPlusOneHalf) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  const BallRate c = GetParam();
+  double h0 = 0, h1 = 0;
+  const double e0 = ball_error({.h = c.h_coarse, .order = c.N, .octant = true, .optimize = 0}, c.N, 0.3, h0);
+  const double e1 = ball_error({.h = c.h_fine, .order = c.N, .octant = true, .optimize = 0}, c.N, 0.3, h1);
+  const double rate = std::log(e0 / e1) / std::log(h0 / h1);
+  std::printf("curved ball octant N = %d: error %.3e (h %.3f) %.3e (h %.3f), rate %.2f\n", c.N, e0, h0, e1, h1, rate);
+  EXPECT_GE(rate, c.N + 0.5) << "errors " << e0 << ", " << e1;
+}
+
+INSTANTIATE_TEST_SUITE_P(Octant, CurvedBallConvergence, ::testing::Values(BallRate{2, 0.5, 0.19}, BallRate{3, 0.35, 0.22}),
+                         [](const auto& test) { return "N" + std::to_string(test.param.N); });
+
+// The convergence study behind the results file (slow): the octant at geometry order N on a
+// sequence of Gmsh meshes, the least-squares rate of log(error) against log(h). N = 2, 3 reach
+// N + 1/2; N = 4, 5 do not on meshes of this size (about 4.2 and 4.9, docs/curved.md says what
+// was ruled out), and the test holds them to the measured rate less a margin.
+struct BallStudy {
+  int N;
+  std::vector<double> h;
+  double least_rate;
+};
+
+// Named by its order (the default printer would show the vector's heap address in test names).
+void PrintTo(const BallStudy& study, std::ostream* out) { *out << "N = " << study.N; }
+
+class CurvedBallStudy : public ::testing::TestWithParam<BallStudy> {};
+
+TEST_P(CurvedBallStudy, LeastSquaresRate) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  const BallStudy c = GetParam();
+  std::vector<double> lh, le;
+  for (const double h : c.h) {
+    double h_eff = 0;
+    const auto start = std::chrono::steady_clock::now();
+    const double e = ball_error({.h = h, .order = c.N, .octant = true, .optimize = 0}, c.N, 0.3, h_eff);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double pair = lh.empty() ? 0.0 : (le.back() - std::log(e)) / (lh.back() - std::log(h_eff));
+    std::printf("ball octant N = %d, geometry order %d: mesh size %.3f, h %.4f, error %.4e, rate to the previous %.2f (%.1f s)\n",
+                c.N, c.N, h, h_eff, e, pair, seconds);
+    lh.push_back(std::log(h_eff));
+    le.push_back(std::log(e));
+  }
+  const auto n = static_cast<double>(lh.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < lh.size(); ++i) {
+    sx += lh[i];
+    sy += le[i];
+    sxx += lh[i] * lh[i];
+    sxy += lh[i] * le[i];
+  }
+  const double rate = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+  std::printf("ball octant N = %d: least-squares rate %.2f (N + 1/2 = %.1f)\n", c.N, rate, c.N + 0.5);
+  EXPECT_GE(rate, c.least_rate);
+}
+
+INSTANTIATE_TEST_SUITE_P(Octant, CurvedBallStudy,
+                         ::testing::Values(BallStudy{2, {0.5, 0.4, 0.3, 0.24, 0.19}, 2.5},
+                                           BallStudy{3, {0.35, 0.28, 0.22, 0.18, 0.14}, 3.5},
+                                           BallStudy{4, {0.5, 0.4, 0.3, 0.24, 0.19}, 3.9},
+                                           BallStudy{5, {0.5, 0.4, 0.3, 0.24}, 4.5}),
+                         [](const auto& test) { return "N" + std::to_string(test.param.N); });
+
+// A coarse ball (h = 0.8) at geometry order 2 without Gmsh's optimization has an element whose
+// Jacobian falls to 0.07 times its straight element's: positive, but the scheme's semi-discrete
+// operator grows on it (as e^(42 t), at any time step), so the mesh is refused as nearly folded.
+// With the optimization the same size runs; a mesh whose worst ratio is above the bound keeps
+// its energy (the upwind flux only dissipates).
+TEST(CurvedStability, NearlyFoldedElementIsRefused) {
+  if (!mesh::have_gmsh()) GTEST_SKIP() << "built without the Gmsh SDK";
+  try {
+    ball({.h = 0.8, .order = 2, .optimize = 0});
+    FAIL() << "the nearly folded element was accepted";
+  } catch (const mesh::MeshError& error) {
+    EXPECT_NE(std::string(error.what()).find("is nearly folded"), std::string::npos) << error.what();
+  }
+  const mesh::Mesh optimized = ball({.h = 0.8, .order = 2});
+  const mesh::Mesh accepted = ball({.h = 0.7, .order = 2, .optimize = 0});
+  for (const mesh::Mesh* m : {&optimized, &accepted}) {
+    BallRun run(*m, 2, false);
+    const double start = run.solver->l2_norm(run.solver->state());
+    const double dt = run.solver->stable_dt(0.5);
+    const int steps = static_cast<int>(std::ceil(2.0 / dt));
+    for (int s = 0; s < steps; ++s) run.solver->step(s * dt, dt);
+    const double end = run.solver->l2_norm(run.solver->state());
+    std::printf("coarse ball, geometry order 2: K %d, energy norm %.4e at t = 0, %.4e at t = %.2f\n", run.d.K, start, end,
+                steps * dt);
+    EXPECT_LE(end, start);
+  }
 }
 
 TEST(CurvedCavity, StraightSidedMeshStallsNearTwo) {

@@ -109,6 +109,22 @@ TEST(MeshHighOrder, OrientationSwapPermutesTheNodes) {
                 AllOf(HasSubstr("element 0 of geometry order 2 is inverted"), HasSubstr("at its worst node"),
                       HasSubstr("(r, s) = ("), HasSubstr("Mesh.HighOrderOptimize")));
   }
+  // The node pulled in to (m, m): J = 1 + 4 (m - 1/2) (x + y) times the straight element's, least
+  // on the edge x + y = 1. At m = 0.35 (ratio 0.4) the element is accepted; at m = 0.28 (ratio
+  // 0.12, positive everywhere) it is refused as nearly folded, with its ratio.
+  RawMesh mild = raw;
+  mild.element_nodes[ix(lattice_index(2, 2, 1, 1, 0))] = {0.35, 0.35, 0.0};
+  EXPECT_NEAR(worst_jacobian(build_mesh(mild), 0).ratio, 0.4, 1e-12);
+  RawMesh nearly = raw;
+  nearly.element_nodes[ix(lattice_index(2, 2, 1, 1, 0))] = {0.28, 0.28, 0.0};
+  try {
+    build_mesh(nearly);
+    FAIL() << "a nearly folded element was accepted";
+  } catch (const MeshError& error) {
+    EXPECT_THAT(std::string(error.what()),
+                AllOf(HasSubstr("element 0 of geometry order 2 is nearly folded"), HasSubstr("falls to 0.12 times"),
+                      HasSubstr("below 0.2"), HasSubstr("Mesh.HighOrderOptimize")));
+  }
 }
 
 class MeshHighOrderGmsh : public ::testing::Test {

@@ -134,6 +134,7 @@ def K_MID(solver):
     return solver.shape[1] // 2
 
 
+@needs_gmsh
 def test_solver_errors_carry_the_cpp_message(tmp_path):
     missing = dict(CAVITY, boundary={"nowhere": "pec"})
     if not DATA.joinpath("geometries", "square.geo").exists():

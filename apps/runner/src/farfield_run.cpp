@@ -79,41 +79,96 @@ std::vector<T> all_gather(const dg::Communicator& comm, const std::vector<T>& va
   return comm.all_to_all(std::span<const T>(send), std::span<const int>(counts));
 }
 
-// The whole mesh's Huygens faces (global element, face) in the serial run's order, from this
-// rank's part: box flags and bounds reduce over the ranks, boundary groups and regions are in
-// the whole mesh every rank holds.
-std::vector<std::pair<int, int>> whole_surface_faces(const Problem& p, const Part& part) {
+// One face of the whole Huygens surface in a parallel run: its inner side (global element and
+// face) on rank inner_rank, its outer side on outer_rank, and whether either side carries the
+// total field (TF/SF). Gathered as 8 ints.
+struct SurfaceFace {
+  int element = 0, face = 0, outer_element = 0, outer_face = 0, inner_rank = 0, outer_rank = 0, inner_total = 0,
+      outer_total = 0;
+};
+
+// The whole mesh's Huygens faces in the serial run's order (ascending global element, then
+// face: dg::boundary_group_faces and dg::interface_faces list them so), from every rank's part
+// and its halo: box flags and bounds, and the enclosure test, reduce over the ranks; the outer
+// side of a face between ranks is the halo face's neighbour. No rank needs the whole mesh.
+std::vector<SurfaceFace> whole_surface_faces(const Problem& p, const Part& part) {
   const config::FarField& ff = p.cfg.farfield;
   const dg::Communicator& comm = *part.comm;
-  const mesh::Mesh& mesh = p.mesh;
-  if (ff.surface == "boundary") return dg::boundary_group_faces(mesh, ff.group);
-  if (ff.surface == "box") {
-    const std::vector<char> mine = dg::elements_in_box(p.disc, ff.box_min, ff.box_max);
-    std::vector<int> pairs;
-    for (std::size_t k = 0; k < mine.size(); ++k) {
-      pairs.push_back(part.local->element_global[k]);
-      pairs.push_back(mine[k]);
+  const mesh::LocalMesh& local = *part.local;
+  const mesh::Mesh& mesh = local.mesh;
+  const int me = comm.rank(), K = mesh.num_elements(), Nfaces = mesh.num_faces();
+  std::vector<int> halo_of(static_cast<std::size_t>(K) * 4, -1);  // the halo face of local (k, f), or -1
+  for (std::size_t h = 0; h < local.halo_faces.size(); ++h)
+    halo_of[static_cast<std::size_t>(local.halo_faces[h].element * 4 + local.halo_faces[h].face)] = static_cast<int>(h);
+  const std::vector<char>& total = p.setup.total_field;
+  const std::vector<char>& halo_total = p.setup.halo.neighbour_total_field;
+  auto total_of = [&](int k) { return total.empty() ? 0 : int(total[static_cast<std::size_t>(k)]); };
+  std::vector<int> mine;
+  auto add = [&](int k, int f) {
+    const auto kk = static_cast<std::size_t>(k), ff_ = static_cast<std::size_t>(f);
+    const int h = halo_of[kk * 4 + ff_];
+    if (h >= 0) {
+      const mesh::HaloFace& hf = local.halo_faces[static_cast<std::size_t>(h)];
+      mine.insert(mine.end(), {local.element_global[kk], f, hf.neighbour_element, hf.neighbour_face, me, hf.rank, total_of(k),
+                               halo_total.empty() ? 0 : int(halo_total[static_cast<std::size_t>(h)])});
+    } else {
+      const int kn = mesh.EToE[kk][ff_];
+      mine.insert(mine.end(), {local.element_global[kk], f, local.element_global[static_cast<std::size_t>(kn)],
+                               mesh.EToF[kk][ff_], me, me, total_of(k), total_of(kn)});
     }
-    const std::vector<int> all = all_gather(comm, pairs);
-    std::vector<char> inside(static_cast<std::size_t>(part.global_K), 0);
-    for (std::size_t i = 0; i + 1 < all.size(); i += 2) inside[static_cast<std::size_t>(all[i])] = static_cast<char>(all[i + 1]);
-    auto [lo, hi] = dg::node_bounds(p.disc);
-    for (std::size_t d = 0; d < 3; ++d) {
-      lo[d] = comm.min(lo[d]);
-      hi[d] = comm.max(hi[d]);
+  };
+  if (ff.surface == "boundary") {
+    const auto found = std::find(mesh.boundary_names.begin(), mesh.boundary_names.end(), ff.group);
+    if (found == mesh.boundary_names.end()) dg::boundary_group_faces(mesh, ff.group);  // throws, naming the groups
+    const int group = static_cast<int>(found - mesh.boundary_names.begin());
+    for (const mesh::BoundaryFace& b : mesh.boundary_faces)
+      if (b.group == group) add(b.element, b.face);
+  } else {
+    std::vector<char> inside;
+    std::string what;
+    if (ff.surface == "box") {
+      inside = dg::elements_in_box(p.disc, ff.box_min, ff.box_max);
+      auto [lo, hi] = dg::node_bounds(p.disc);
+      for (std::size_t d = 0; d < 3; ++d) {
+        lo[d] = comm.min(lo[d]);
+        hi[d] = comm.max(hi[d]);
+      }
+      what = dg::box_text(p.disc.dim, ff.box_min, ff.box_max, lo, hi);
+    } else {
+      const auto found = std::find(mesh.region_names.begin(), mesh.region_names.end(), ff.group);
+      if (found == mesh.region_names.end()) {
+        std::string list;
+        for (const std::string& n : mesh.region_names) list += (list.empty() ? "" : ", ") + n;
+        throw dg::Error("the mesh has no region '" + ff.group + "'; its regions: " + (list.empty() ? "(none)" : list));
+      }
+      const int region = static_cast<int>(found - mesh.region_names.begin());
+      inside.assign(static_cast<std::size_t>(K), 0);
+      for (std::size_t k = 0; k < inside.size(); ++k) inside[k] = mesh.element_region[k] == region ? 1 : 0;
+      what = "the far-field region '" + ff.group + "'";
     }
-    return dg::interface_faces(mesh, inside, dg::box_text(p.disc.dim, ff.box_min, ff.box_max, lo, hi));
+    check_enclosure(comm, local, inside, what);
+    const std::vector<double> halo_inside = neighbour_values(comm, local, std::vector<double>(inside.begin(), inside.end()));
+    for (int k = 0; k < K; ++k) {
+      if (!inside[static_cast<std::size_t>(k)]) continue;
+      for (int f = 0; f < Nfaces; ++f) {
+        const int h = halo_of[static_cast<std::size_t>(k * 4 + f)];
+        const int kn = mesh.EToE[static_cast<std::size_t>(k)][static_cast<std::size_t>(f)];
+        const bool outside = h >= 0 ? halo_inside[static_cast<std::size_t>(h)] == 0
+                                    : kn != k && !inside[static_cast<std::size_t>(kn)];
+        if (outside) add(k, f);
+      }
+    }
   }
-  const auto found = std::find(mesh.region_names.begin(), mesh.region_names.end(), ff.group);
-  if (found == mesh.region_names.end()) {
-    std::string list;
-    for (const std::string& n : mesh.region_names) list += (list.empty() ? "" : ", ") + n;
-    throw dg::Error("the mesh has no region '" + ff.group + "'; its regions: " + (list.empty() ? "(none)" : list));
+  const std::vector<int> all = all_gather(comm, mine);
+  std::vector<SurfaceFace> faces(all.size() / 8);
+  for (std::size_t j = 0; j < faces.size(); ++j) {
+    const int* v = all.data() + 8 * j;
+    faces[j] = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
   }
-  const int region = static_cast<int>(found - mesh.region_names.begin());
-  std::vector<char> inside(mesh.element_region.size(), 0);
-  for (std::size_t k = 0; k < inside.size(); ++k) inside[k] = mesh.element_region[k] == region ? 1 : 0;
-  return dg::interface_faces(mesh, inside, "the far-field region '" + ff.group + "'");
+  std::sort(faces.begin(), faces.end(),
+            [](const SurfaceFace& a, const SurfaceFace& b) { return std::pair(a.element, a.face) < std::pair(b.element, b.face); });
+  if (faces.empty()) throw dg::Error("the mesh boundary '" + ff.group + "' has no faces");
+  return faces;
 }
 
 }  // namespace
@@ -135,7 +190,7 @@ FarFieldRun::FarFieldRun(const Problem& p, const dg::Solver& solver, double dt, 
   const bool parallel = part && part->parallel();
   if (parallel) comm_ = part->comm;
   // The whole surface's faces in the serial order (a parallel run: global element numbers).
-  std::vector<std::pair<int, int>> faces;
+  std::vector<SurfaceFace> faces;
   try {
     if (parallel) faces = whole_surface_faces(p, *part);
     else if (ff.surface == "box") surface_ = dg::huygens_surface_box(p.disc, p.mesh, ff.box_min, ff.box_max);
@@ -158,28 +213,27 @@ FarFieldRun::FarFieldRun(const Problem& p, const dg::Solver& solver, double dt, 
     // in the surface's order, their nodes in that rank's face node order (halo_node_permutation).
     const mesh::LocalMesh& local = *part->local;
     const int me = comm_->rank(), ranks = comm_->size();
-    const std::vector<int>& owner = part->element_part;
-    std::vector<int> local_of(static_cast<std::size_t>(part->global_K), -1);
-    for (std::size_t k = 0; k < local.element_global.size(); ++k)
-      local_of[static_cast<std::size_t>(local.element_global[k])] = static_cast<int>(k);
+    // Local element numbers by global number (element_global ascends in each of its two groups).
+    std::vector<std::pair<int, int>> by_global;
+    by_global.reserve(local.element_global.size());
+    for (std::size_t k = 0; k < local.element_global.size(); ++k) by_global.emplace_back(local.element_global[k], static_cast<int>(k));
+    std::sort(by_global.begin(), by_global.end());
+    auto local_of = [&](int g) {
+      const auto at = std::lower_bound(by_global.begin(), by_global.end(), std::pair(g, -1));
+      if (at == by_global.end() || at->first != g) throw dg::Error("internal: a far-field face's element is not on this rank");
+      return at->second;
+    };
     std::map<std::pair<int, int>, const mesh::HaloFace*> halo_of;
     for (const mesh::HaloFace& f : local.halo_faces) halo_of[{f.element, f.face}] = &f;
-    auto outer_of = [&](const std::pair<int, int>& face) {
-      const auto k = static_cast<std::size_t>(face.first), f = static_cast<std::size_t>(face.second);
-      return std::pair<int, int>(p.mesh.EToE[k][f], p.mesh.EToF[k][f]);
-    };
-    const std::vector<char>& total = part->global_total_field;
     std::vector<std::pair<int, int>> own;
     std::vector<int> own_position(faces.size(), -1);
     int across_ranks = 0;
     for (std::size_t j = 0; j < faces.size(); ++j) {
-      const auto [kn, fn] = outer_of(faces[j]);
-      if (!total.empty() && (total[static_cast<std::size_t>(faces[j].first)] || total[static_cast<std::size_t>(kn)]))
-        touches_total_field();
-      if (owner[static_cast<std::size_t>(faces[j].first)] != owner[static_cast<std::size_t>(kn)]) ++across_ranks;
-      if (owner[static_cast<std::size_t>(faces[j].first)] != me) continue;
+      if (faces[j].inner_total || faces[j].outer_total) touches_total_field();
+      if (faces[j].inner_rank != faces[j].outer_rank) ++across_ranks;
+      if (faces[j].inner_rank != me) continue;
       own_position[j] = static_cast<int>(own.size());
-      own.emplace_back(local_of[static_cast<std::size_t>(faces[j].first)], faces[j].second);
+      own.emplace_back(local_of(faces[j].element), faces[j].face);
     }
     exchange_ = across_ranks > 0;
     across = "; " + std::to_string(across_ranks) + (across_ranks == 1 ? " face" : " faces") + " between ranks";
@@ -190,21 +244,21 @@ FarFieldRun::FarFieldRun(const Problem& p, const dg::Solver& solver, double dt, 
     for (int r = 0; r < ranks; ++r) {
       if (r == me) continue;
       for (std::size_t j = 0; j < faces.size(); ++j) {
-        const auto [kn, fn] = outer_of(faces[j]);
-        const int inner_rank = owner[static_cast<std::size_t>(faces[j].first)], outer_rank = owner[static_cast<std::size_t>(kn)];
+        const int kn = faces[j].outer_element, fn = faces[j].outer_face;
+        const int inner_rank = faces[j].inner_rank, outer_rank = faces[j].outer_rank;
         if (inner_rank == me && outer_rank == r) {
           // This rank's point, its twin on rank r.
-          const int k = local_of[static_cast<std::size_t>(faces[j].first)];
-          const auto found = halo_of.find({k, faces[j].second});
+          const int k = local_of(faces[j].element);
+          const auto found = halo_of.find({k, faces[j].face});
           if (found == halo_of.end()) throw dg::Error("internal: a far-field face across ranks is not a halo face");
-          const std::vector<int> perm = dg::halo_node_permutation(p.disc.element, faces[j].second,
+          const std::vector<int> perm = dg::halo_node_permutation(p.disc.element, faces[j].face,
                                                                   found->second->neighbour_face, found->second->vertex_match);
           for (int jj = 0; jj < Nfp; ++jj)
             surface_.outer[static_cast<std::size_t>(own_position[j] * Nfp + jj)] = -1 - (slot + perm[static_cast<std::size_t>(jj)]);
           slot += Nfp;
         } else if (inner_rank == r && outer_rank == me) {
           // Rank r's point, its twin here: this rank's face fn of element kn, in its face node order.
-          const int ko = local_of[static_cast<std::size_t>(kn)];
+          const int ko = local_of(kn);
           for (int jo = 0; jo < Nfp; ++jo) exports.push_back(ko * Np + p.disc.element.Fmask(jo, fn));
           export_counts_[static_cast<std::size_t>(r)] += Nfp * static_cast<int>(C);
         }

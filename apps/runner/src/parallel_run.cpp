@@ -1,11 +1,19 @@
 #include "parallel_run.hpp"
 
+#include <dg/enclosure.hpp>
 #include <dg/error.hpp>
 #include <dg/incident.hpp>
+#include <fluxes/diagnostics.hpp>
+#include <mesh/error.hpp>
+#include <mesh/hdf5_io.hpp>
 #include <mesh/partition.hpp>
+#include <output/hdf5_solution.hpp>
 #include <rtcg/backend.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <numeric>
@@ -13,6 +21,7 @@
 #include <string>
 
 namespace rtdg::runner {
+namespace fs = std::filesystem;
 namespace {
 
 std::size_t flat(long long a, long long B, long long b, long long C, long long c) {
@@ -49,9 +58,106 @@ void choose_device(const dg::Communicator& comm, const std::string& backend) {
   setenv("RTDG_CUDA_DEVICE", std::to_string(comm.local_rank() % devices).c_str(), 1);
 }
 
-void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log) {
-  part.comm = &comm;
-  part.parts = comm.size();
+MeshInput choose_mesh_input(const config::RunConfig& cfg, const dg::Communicator& comm) {
+  MeshInput input;
+  const fs::path& file = cfg.mesh_file;
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  // A .geo or .msh is meshed or read once; mesh parameters or periodic pairs for an .h5 are an
+  // error load_mesh reports.
+  if (comm.size() < 2 || extension != ".h5" || !cfg.mesh_parameters.empty() || !cfg.periodic.empty()) return input;
+  const std::string name = file.filename().string();
+  const std::string whole = ": rank 0 reads the whole mesh and every rank holds it";
+  if (const char* env = std::getenv("RTDG_WHOLE_MESH"); env && *env && std::string(env) != "0") {
+    input.note = "mesh: RTDG_WHOLE_MESH is set" + whole;
+    return input;
+  }
+  if (!output::parallel_hdf5_available()) {
+    input.note = "mesh: this rtdg's HDF5 is serial (rank 0 writes the output files alone)" + whole;
+    return input;
+  }
+  std::vector<int> counts;
+  try {
+    counts = mesh::hdf5_partition_counts(file);
+  } catch (const mesh::MeshError&) {
+    return input;  // the whole mesh's reading names the problem
+  }
+  if (std::find(counts.begin(), counts.end(), comm.size()) == counts.end()) {
+    std::string stored;
+    for (const int c : counts) stored += (stored.empty() ? "" : ", ") + std::to_string(c);
+    input.note = "mesh: " + name + " stores no partition into " + std::to_string(comm.size()) + " parts (" +
+                 (stored.empty() ? std::string("it stores none") : "it stores " + stored) + ")" + whole + "; `rtdg mesh " +
+                 file.string() + " --partitions " + std::to_string(comm.size()) + " -o " + file.string() +
+                 "` adds one, and each rank then reads only its part";
+    return input;
+  }
+  input.distributed = true;
+  return input;
+}
+
+std::vector<double> neighbour_values(const dg::Communicator& comm, const mesh::LocalMesh& local, std::span<const double> own) {
+  // halo_faces runs by neighbour rank, each range in the agreed order both sides share: the
+  // i-th value this rank receives from rank r is across the i-th face of r's range.
+  std::vector<double> send;
+  send.reserve(local.halo_faces.size());
+  for (const mesh::HaloFace& f : local.halo_faces) send.push_back(own[static_cast<std::size_t>(f.element)]);
+  std::vector<int> counts(static_cast<std::size_t>(comm.size()), 0);
+  for (const mesh::HaloNeighbour& n : local.neighbours) counts[static_cast<std::size_t>(n.rank)] = n.count;
+  std::vector<double> received = comm.all_to_all(std::span<const double>(send), std::span<const int>(counts));
+  if (received.size() != local.halo_faces.size())
+    throw dg::Error("internal: " + std::to_string(received.size()) + " values received for " +
+                    std::to_string(local.halo_faces.size()) + " halo faces");
+  return received;
+}
+
+void check_enclosure(const dg::Communicator& comm, const mesh::LocalMesh& local, const std::vector<char>& inside,
+                     const std::string& what) {
+  dg::Enclosure e = dg::enclosure(local.mesh, inside);
+  e.inside = comm.sum(e.inside);
+  e.elements = comm.sum(e.elements);
+  for (std::size_t g = 0; g < e.group_inside.size(); ++g) {
+    e.group_inside[g] = comm.any(e.group_inside[g] != 0) ? 1 : 0;
+    e.group_outside[g] = comm.any(e.group_outside[g] != 0) ? 1 : 0;
+  }
+  dg::check_enclosure(e, local.mesh.boundary_names, what);
+}
+
+namespace {
+
+// The flags [K_local] as values, for neighbour_values.
+std::vector<double> as_values(const std::vector<char>& flags) { return {flags.begin(), flags.end()}; }
+
+// A distributed read: the rank's part from the file, its discretization and element set-up.
+void read_part(Problem& problem, Part& part, const dg::Communicator& comm) {
+  const config::RunConfig& cfg = problem.cfg;
+  part.local = mesh::read_hdf5_local(cfg.mesh_file, comm.size(), comm.rank());
+  part.partition_source = "stored in " + cfg.mesh_file.filename().string() + ", each rank reading its part";
+  const mesh::LocalMesh& local = *part.local;
+  part.global_K = local.global_elements;
+  problem.disc = dg::discretize(local, cfg.order);
+  set_up_elements(problem, local.mesh, false);
+  dg::SolverSetup& setup = problem.setup;
+  if (!setup.element_parameters.empty()) {
+    setup.halo.neighbour_parameters.assign(setup.element_parameters.size(), {});
+    for (std::size_t p = 0; p < setup.element_parameters.size(); ++p)
+      if (!setup.element_parameters[p].empty())
+        setup.halo.neighbour_parameters[p] = neighbour_values(comm, local, setup.element_parameters[p]);
+  }
+  if (!setup.total_field.empty()) {
+    try {
+      check_enclosure(comm, local, setup.total_field, "the total-field " + cfg.incident.total_field);
+    } catch (const dg::Error& e) {
+      throw fluxes::Error(cfg.where("incident.total_field"), e.what());
+    }
+    setup.halo.neighbour_total_field.clear();
+    for (const double v : neighbour_values(comm, local, as_values(setup.total_field)))
+      setup.halo.neighbour_total_field.push_back(static_cast<char>(v));
+  }
+}
+
+// The whole mesh every rank holds: the partition (stored, else METIS) and the part cut from it;
+// the per-element set-up cut to the part and its halo neighbours.
+void cut_part(Problem& problem, Part& part, const dg::Communicator& comm) {
   const mesh::Mesh& global = problem.mesh;
   part.global_K = global.num_elements();
   mesh::PartitionOptions options;
@@ -62,18 +168,13 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
   part.partition_source = loaded.stored ? "stored in " + problem.cfg.mesh_file.filename().string()
                                         : std::string("METIS k-way at start");
   part.local = mesh::build_local_mesh(global, loaded.partition, comm.rank(), problem.cfg.mesh_file.string());
-  part.element_part = loaded.partition.element_part;
   const mesh::LocalMesh& local = *part.local;
 
   if (comm.rank() == 0) part.global_disc = std::move(problem.disc);
   problem.disc = dg::discretize(local, problem.cfg.order);
 
-  // The incident wave enters where the whole mesh begins: the minimum over the ranks of each
-  // part's front is the serial run's value exactly (the same nodes, computed the same way).
-  dg::SolverSetup& setup = problem.setup;
-  if (setup.incident) setup.incident_front = comm.min(dg::plane_wave_front(problem.disc, setup.incident->direction));
-
   // Per-element parameters of the part and, across each halo face, of the neighbour.
+  dg::SolverSetup& setup = problem.setup;
   if (!setup.element_parameters.empty()) {
     const std::vector<std::vector<double>> whole = std::move(setup.element_parameters);
     setup.element_parameters.assign(whole.size(), {});
@@ -88,13 +189,31 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
   // TF/SF: the part's total-field flags, and across each halo face the neighbour's (its face
   // then carries the incident correction as an interior one would).
   if (!setup.total_field.empty()) {
-    part.global_total_field = std::move(setup.total_field);
+    const std::vector<char> whole = std::move(setup.total_field);
     setup.total_field.clear();
-    for (const int g : local.element_global) setup.total_field.push_back(part.global_total_field[static_cast<std::size_t>(g)]);
+    for (const int g : local.element_global) setup.total_field.push_back(whole[static_cast<std::size_t>(g)]);
     setup.halo.neighbour_total_field.clear();
     for (const mesh::HaloFace& f : local.halo_faces)
-      setup.halo.neighbour_total_field.push_back(part.global_total_field[static_cast<std::size_t>(f.neighbour_element)]);
+      setup.halo.neighbour_total_field.push_back(whole[static_cast<std::size_t>(f.neighbour_element)]);
   }
+}
+
+}  // namespace
+
+void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log) {
+  part.comm = &comm;
+  part.parts = comm.size();
+  const auto start = std::chrono::steady_clock::now();
+  if (part.distributed) read_part(problem, part, comm);
+  else cut_part(problem, part, comm);
+  // The slowest rank's time to read its part (with its discretization and element set-up).
+  const double part_seconds = comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  const mesh::LocalMesh& local = *part.local;
+
+  // The incident wave enters where the whole mesh begins: the minimum over the ranks of each
+  // part's front is the serial run's value exactly (the same nodes, computed the same way).
+  dg::SolverSetup& setup = problem.setup;
+  if (setup.incident) setup.incident_front = comm.min(dg::plane_wave_front(problem.disc, setup.incident->direction));
   part.exchange = comm.halo_exchange(local);
   setup.halo.faces = local.halo_faces;
   setup.halo.exchange = part.exchange.get();
@@ -102,7 +221,9 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
 
   const std::vector<int> counts = comm.gather(std::span<const int>(std::vector<int>{
       static_cast<int>(local.element_global.size()), local.num_halo_faces()}));
-  part.gathered_elements = comm.gather(std::span<const int>(local.element_global));
+  // gather_state's map (rank 0 writes the files alone only with a serial HDF5, and then no rank
+  // reads only its part).
+  if (!part.distributed) part.gathered_elements = comm.gather(std::span<const int>(local.element_global));
   if (comm.rank() == 0) {
     std::vector<int> elements, halo;
     for (std::size_t r = 0; r < counts.size(); r += 2) {
@@ -112,7 +233,13 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
     part.rank_elements = elements;
     part.rank_halo_faces = halo;
     log << "[rtdg] " << comm.describe() << ": partition " << part.partition_source << ", " << range_text(elements)
-        << " elements and " << range_text(halo) << " halo faces per rank\n";
+        << " elements and " << range_text(halo) << " halo faces per rank";
+    if (part.distributed) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof seconds, "%.3g", part_seconds);
+      log << " (read and set up in " << seconds << " s)";
+    }
+    log << "\n";
   }
 }
 

@@ -22,10 +22,9 @@ struct Part {
   const dg::Communicator* comm = nullptr;
   int parts = 1;
   std::optional<mesh::LocalMesh> local;
-  std::vector<int> element_part;  // [global K] the rank of each element (the partition)
-  // [global K] TF/SF: the total-field flags of the whole mesh (SolverSetup::total_field then
-  // holds this rank's); empty without TF/SF.
-  std::vector<char> global_total_field;
+  // This rank read only its part of the mesh (read_hdf5_local; choose_mesh_input): Problem::mesh
+  // is empty, the per-element set-up was made on the part.
+  bool distributed = false;
   // Rank 0 with the serial HDF5 (it gathers and writes the files alone): the whole mesh's
   // discretization; every rank: the whole mesh's element count.
   dg::Discretization global_disc;
@@ -51,12 +50,36 @@ struct Part {
   bool root() const { return !comm || comm->rank() == 0; }
 };
 
+// How the ranks get the mesh (docs/parallel.md, "Which mesh"): `distributed` when each rank
+// reads only its part: the mesh file is an .h5 mesh storing a partition into as many parts as
+// there are ranks, the HDF5 is parallel (the ranks write the output files together) and
+// RTDG_WHOLE_MESH is unset or 0. Else rank 0 reads (or meshes) the whole mesh and hands it to
+// the others; `note` then says why, for the log, when a distributed read was within reach.
+struct MeshInput {
+  bool distributed = false;
+  std::string note;
+};
+MeshInput choose_mesh_input(const config::RunConfig& cfg, const dg::Communicator& comm);
+
+// Across each halo face of `local`, the value of the neighbour element (halo_faces order), from
+// `own`, this rank's values of its elements [K_local]: one all-to-all, the values of each
+// neighbour rank in the agreed order of the faces. Collective.
+std::vector<double> neighbour_values(const dg::Communicator& comm, const mesh::LocalMesh& local, std::span<const double> own);
+
+// dg::check_enclosure of the elements of every rank's part flagged in its `inside` [K_local]:
+// the counts summed over the ranks, so every rank decides as a serial run on the whole mesh
+// does. Collective; throws dg::Error naming `what` on every rank.
+void check_enclosure(const dg::Communicator& comm, const mesh::LocalMesh& local, const std::vector<char>& inside,
+                     const std::string& what);
+
 // Cuts the loaded problem (the whole mesh; on rank 0 without the parallel HDF5 also its
 // discretization, kept in part.global_disc) to this rank's part: partition (stored in the mesh
 // file, else METIS), rank-local mesh and discretization, per-element parameters and TF/SF
 // total-field flags of the part and of its halo neighbours, the halo exchange and the incident
-// wave's front over the whole mesh. Logs the balance (elements and halo faces per rank) on
-// rank 0.
+// wave's front over the whole mesh. With part.distributed (set before) the problem holds no
+// mesh: the rank reads its part of the file (mesh::read_hdf5_local) and sets up its elements on
+// it, their halo neighbours' values by neighbour_values. Logs the balance (elements and halo
+// faces per rank) on rank 0.
 void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log);
 
 // The whole mesh's state [component][K][Np] on rank 0 from every rank's local state (empty on

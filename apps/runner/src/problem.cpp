@@ -102,7 +102,25 @@ std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const
   return p;
 }
 
-void load(Problem& problem, bool discretize) {
+void set_up_elements(Problem& problem, const mesh::Mesh& mesh, bool whole) {
+  const config::RunConfig& cfg = problem.cfg;
+  dg::SolverSetup& setup = problem.setup;
+  setup.element_parameters = element_parameters(problem.law, problem.parameters, mesh, cfg);
+  setup.total_field.clear();
+  if (cfg.incident.total_field != "none") {
+    const fluxes::Location where = cfg.where("incident.total_field");
+    try {
+      const config::Incident& inc = cfg.incident;
+      setup.total_field = inc.total_field == "box" ? dg::total_field_box(mesh, inc.total_field_min, inc.total_field_max)
+                                                   : dg::total_field_region(mesh, inc.total_field_group);
+      if (whole) dg::check_total_field(mesh, setup.total_field, "the total-field " + inc.total_field);
+    } catch (const dg::Error& e) {
+      throw fluxes::Error(where, e.what());
+    }
+  }
+}
+
+void load(Problem& problem, bool discretize, bool whole_mesh) {
   Problem* p = &problem;
   const config::RunConfig& cfg = p->cfg;
   // run.plan's words, before anything is loaded (whether the plan fits is the solver's check).
@@ -119,26 +137,17 @@ void load(Problem& problem, bool discretize) {
   mesh::LoadOptions load;
   load.parameters = cfg.mesh_parameters;
   load.periodic = cfg.periodic;
-  p->mesh = load_once(cfg.mesh_file, load);
-  if (discretize) p->disc = dg::discretize(p->mesh, cfg.order);
+  if (whole_mesh) {
+    p->mesh = load_once(cfg.mesh_file, load);
+    if (discretize) p->disc = dg::discretize(p->mesh, cfg.order);
+  }
   dg::SolverSetup& setup = p->setup;
   setup.law = &p->law;
   setup.parameters = p->parameters;
-  setup.element_parameters = element_parameters(p->law, p->parameters, p->mesh, cfg);
+  if (whole_mesh) set_up_elements(*p, p->mesh, true);
   for (const config::BoundaryAssignment& b : cfg.boundaries)
     setup.boundaries.push_back({b.mesh_name, b.condition, location(b.name_where)});
   if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);
-  if (cfg.incident.total_field != "none") {
-    const fluxes::Location where = cfg.where("incident.total_field");
-    try {
-      const config::Incident& inc = cfg.incident;
-      setup.total_field = inc.total_field == "box" ? dg::total_field_box(p->mesh, inc.total_field_min, inc.total_field_max)
-                                                   : dg::total_field_region(p->mesh, inc.total_field_group);
-      dg::check_total_field(p->mesh, setup.total_field, "the total-field " + inc.total_field);
-    } catch (const dg::Error& e) {
-      throw fluxes::Error(where, e.what());
-    }
-  }
   setup.scalar = cfg.precision == "float" ? fluxes::ScalarType::float32 : fluxes::ScalarType::float64;
   setup.integrator = dg::parse_integrator(cfg.integrator);
   setup.stabilization.filter_strength = cfg.filter_strength;

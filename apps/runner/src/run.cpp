@@ -17,6 +17,7 @@
 #include <fluxes/diagnostics.hpp>
 #include <fluxes/law.hpp>
 #include <fluxes/law_lowering.hpp>
+#include <mesh/fingerprint.hpp>
 #include <mesh/load.hpp>
 #include <output/hdf5_solution.hpp>
 #include <output/probes.hpp>
@@ -39,6 +40,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -98,15 +100,11 @@ private:
 };
 
 // A digest of what makes a mesh this mesh (vertices, elements, boundary groups), so a restart
-// can tell that it re-created the same one.
-std::string mesh_fingerprint(const mesh::Mesh& m) {
+// can tell that it re-created the same one: mesh/fingerprint.hpp's bytes, from the mesh in
+// memory or (a rank that reads only its part) from the .h5 file in blocks.
+std::string mesh_fingerprint(const std::function<void(const mesh::ByteSink&)>& bytes) {
   rtcg::Sha256 hash;
-  auto bytes = [&](const void* data, std::size_t size) { hash.update(std::string_view(static_cast<const char*>(data), size)); };
-  bytes(&m.dim, sizeof m.dim);
-  bytes(m.vertices.data(), m.vertices.size() * sizeof m.vertices[0]);
-  bytes(m.EToV.data(), m.EToV.size() * sizeof m.EToV[0]);
-  for (const mesh::BoundaryFace& f : m.boundary_faces) bytes(&f, sizeof f);
-  for (const std::string& name : m.boundary_names) hash.update(name).update(std::string_view("\0", 1));
+  bytes([&](std::string_view b) { hash.update(b); });
   const auto digest = hash.finish();
   return "sha256:" + rtcg::to_hex(digest.data(), digest.size());
 }
@@ -174,8 +172,18 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const dg::Communicator& comm = dg::world();
   // A parallel run's ranks discretize only their part (make_part); rank 0 also the whole mesh
   // when its HDF5 is the serial one, since it then gathers and writes the files alone.
-  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()));
-  s.fingerprint = mesh_fingerprint(s.mesh);
+  // Or only its part, read from a partitioned .h5 mesh (choose_mesh_input).
+  const MeshInput input = choose_mesh_input(s.cfg, comm);
+  if (comm.rank() == 0 && !input.note.empty()) log << "[rtdg] " << input.note << "\n";
+  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()), !input.distributed);
+  if (!input.distributed) {
+    s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) { mesh::fingerprint_bytes(s.mesh, sink); });
+  } else {
+    if (comm.rank() == 0)
+      s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) { mesh::hdf5_fingerprint_bytes(s.cfg.mesh_file, sink); });
+    s.fingerprint = comm.broadcast(s.fingerprint, 0);
+  }
+  s.part.distributed = input.distributed;
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
   s.part.comm = &comm;
@@ -269,7 +277,9 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
         << "\n";
   if (!s.setup.total_field.empty()) {
     // The whole mesh's counts (a parallel run's faces across ranks count on the total side).
-    const std::vector<char>& total = s.part.parallel() ? s.part.global_total_field : s.setup.total_field;
+    const std::vector<char>& total = s.setup.total_field;
+    long long total_elements = std::count(total.begin(), total.end(), char{1});
+    if (s.part.parallel()) total_elements = comm.sum(total_elements);
     const int tfsf_total = dg::tfsf_total_code(s.solver->kernel_spec());
     long long faces = 0, across = 0;
     for (const std::int32_t code : s.solver->face_codes()) {
@@ -280,8 +290,7 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
       faces = comm.sum(faces);
       across = comm.sum(across);
     }
-    log << "[rtdg] total-field/scattered-field incidence: " << std::count(total.begin(), total.end(), char{1})
-        << " of " << total.size() << " elements carry the total field; the wave enters through " << faces << " faces";
+    log << "[rtdg] total-field/scattered-field incidence: " << total_elements << " of " << K << " elements carry the total field; the wave enters through " << faces << " faces";
     if (s.part.parallel()) log << " (" << across << " between ranks)";
     log << "\n";
   }

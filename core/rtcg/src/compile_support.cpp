@@ -8,7 +8,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <fstream>
 #include <iomanip>
 #include <regex>
@@ -222,7 +225,118 @@ bool& compile_shielded() {
   return shielded;
 }
 
+bool compile_stop_requested() { return stop_compiling().load() && !compile_shielded(); }
+
+Interrupted compile_interrupted(const std::string& what) {
+  return Interrupted("the compile (" + what + ") was stopped on request (a signal): nothing was cached");
+}
+
+namespace {
+
+// Where PATH finds `name`, as execvp would look, resolved before the fork (after it only
+// async-signal-safe calls are made). "" when it is not found.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (std::size_t begin = 0;;) {
+    const std::size_t end = dirs.find(':', begin);
+    std::string dir = dirs.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
+    struct stat info {};
+    if (::stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    if (end == std::string::npos) return {};
+    begin = end + 1;
+  }
+}
+
+// Closes the descriptors first..last (close_range, or one by one where the kernel lacks it).
+void close_between(unsigned first, unsigned last) {
+  if (first > last || ::close_range(first, last, 0) == 0) return;
+  rlimit limit {};
+  const unsigned open_max =
+      ::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? static_cast<unsigned>(limit.rlim_cur) : 65536;
+  for (unsigned fd = first; fd <= last && fd < open_max; ++fd) ::close(static_cast<int>(fd));
+}
+
+// Closes every descriptor from 3 up but the ones given (ascending).
+void close_all_but(std::initializer_list<int> keep) {
+  unsigned from = 3;
+  for (const int fd : keep) {
+    if (fd < static_cast<int>(from)) continue;
+    if (static_cast<unsigned>(fd) > from) close_between(from, static_cast<unsigned>(fd) - 1);
+    from = static_cast<unsigned>(fd) + 1;
+  }
+  close_between(from, ~0U);
+}
+
+void report_errno(int report_fd) {
+  const int error = errno;
+  [[maybe_unused]] const ssize_t written = ::write(report_fd, &error, sizeof error);
+}
+
+// The child of run_process: it leads a process group of its own and starts the compiler in it,
+// then watches both. When the compiler ends it ends the same way (the exit status, or the same
+// signal); when rtcg's process is gone (killed, even by SIGKILL, which leaves no chance to
+// clean up) it kills the group, the compiler and what the compiler started (cc1plus, as, ld)
+// with it, within 10 ms. Runs in a copy of a process that may have had threads: only
+// async-signal-safe calls from here on.
+[[noreturn]] void supervise(const char* program, char* const* args, int log_fd, int report_fd, pid_t rtcg_pid) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_NAME, "rtcg-compile");  // what ps and top show, rather than a second rtdg
+  // Copies of other compiles' descriptors (their report pipes among them) go.
+  if (log_fd < report_fd) close_all_but({log_fd, report_fd});
+  else close_all_but({report_fd, log_fd});
+  if (::getppid() != rtcg_pid) ::_exit(127);  // rtcg died before this started
+  const pid_t supervisor = ::getpid();
+  const pid_t compiler = ::_Fork();
+  if (compiler < 0) {
+    report_errno(report_fd);
+    ::_exit(127);
+  }
+  if (compiler == 0) {
+    ::dup2(log_fd, STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+    if (log_fd > STDERR_FILENO) ::close(log_fd);
+    // Also dies with the supervisor, should that be killed alone.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != supervisor) ::_exit(127);
+    ::execve(program, args, environ);
+    report_errno(report_fd);  // the descriptor is close-on-exec: nothing is written on success
+    ::_exit(127);
+  }
+  ::close(report_fd);
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(compiler, &status, WNOHANG);
+    if (done == compiler) {
+      if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
+      const int signal = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+      struct sigaction plain {};
+      plain.sa_handler = SIG_DFL;
+      ::sigaction(signal, &plain, nullptr);
+      sigset_t only;
+      ::sigemptyset(&only);
+      ::sigaddset(&only, signal);
+      ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+      ::kill(supervisor, signal);
+      ::_exit(128 + signal);
+    }
+    if (::getppid() != rtcg_pid) ::kill(0, SIGKILL);  // rtcg is gone: the whole group, this process too
+    const timespec pause{0, 10'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace
+
 int run_process(const std::vector<std::string>& argv, std::string& log) {
+  const std::string program = find_program(argv[0]);
+  if (program.empty()) {
+    log = "could not start `" + argv[0] + "`: " + std::strerror(ENOENT);
+    return -1;
+  }
   char log_template[] = "/tmp/rtcg-log-XXXXXX";
   const int log_fd = mkstemp(log_template);
   if (log_fd < 0) {
@@ -230,26 +344,37 @@ int run_process(const std::vector<std::string>& argv, std::string& log) {
     return -1;
   }
   unlink(log_template);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, log_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, log_fd, STDERR_FILENO);
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    log = std::string("could not create a pipe for `") + argv[0] + "`: " + std::strerror(errno);
+    close(log_fd);
+    return -1;
+  }
   // A process group of its own: a terminal's Ctrl-C goes to the foreground group, which is
   // rtcg's caller's, and it decides (stop_compiling) instead of the compiler dying half-way.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
+  // _Fork, not fork: no atfork handlers run in a child that only calls async-signal-safe code.
+  const pid_t rtcg_pid = ::getpid();
+  const pid_t pid = ::_Fork();
+  if (pid == 0) supervise(program.c_str(), args.data(), log_fd, report[1], rtcg_pid);
+  ::close(report[1]);
+  int start_error = 0;
+  if (pid < 0) {
+    start_error = errno;
+  } else {
+    ::setpgid(pid, pid);  // as the child does, so that kill(-pid) finds the group at once
+    // Returns 0 bytes once the compiler started (its copy closes on exec), else its errno.
+    for (;;) {
+      const ssize_t n = ::read(report[0], &start_error, sizeof start_error);
+      if (n >= 0 || errno != EINTR) break;
+    }
+  }
+  ::close(report[0]);
   int status = -1;
-  if (spawned != 0) {
-    log = "could not start `" + argv[0] + "`: " + std::strerror(spawned);
+  if (pid < 0) {
+    log = "could not start `" + argv[0] + "`: " + std::strerror(start_error);
   } else {
     int wait_status = 0;
     bool stopped = false;
@@ -257,8 +382,8 @@ int run_process(const std::vector<std::string>& argv, std::string& log) {
     for (;;) {
       const pid_t done = waitpid(pid, &wait_status, WNOHANG);
       if (done == pid || (done < 0 && errno != EINTR)) break;
-      if (!stopped && stop_compiling().load() && !compile_shielded()) {
-        kill(-pid, SIGKILL);  // the compiler and what it started (cc1plus, as, ld)
+      if (!stopped && compile_stop_requested()) {
+        kill(-pid, SIGKILL);  // the supervisor, the compiler and what it started (cc1plus, as, ld)
         stopped = true;
       }
       const timespec pause{0, 10'000'000};
@@ -266,7 +391,12 @@ int run_process(const std::vector<std::string>& argv, std::string& log) {
     }
     if (stopped) {
       close(log_fd);
-      throw Interrupted("the compile (`" + argv[0] + "`) was stopped on request (a signal): nothing was cached");
+      throw compile_interrupted("`" + argv[0] + "`");
+    }
+    if (start_error != 0) {
+      log = "could not start `" + argv[0] + "`: " + std::strerror(start_error);
+      close(log_fd);
+      return -1;
     }
     status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
     lseek(log_fd, 0, SEEK_SET);

@@ -4,6 +4,7 @@
 
 #include <rtcg/binary.hpp>
 #include <rtcg/program.hpp>
+#include <rtcg/tune_stop.hpp>
 
 #include <map>
 #include <string>
@@ -34,10 +35,19 @@ std::string dump_source(const Program& program, const std::string& backend, cons
 
 // Runs argv[0] with the arguments, no shell, in a process group of its own; stdout and stderr go
 // to `log`. Returns the exit status (or -1 if it could not start, with the reason in log).
-// Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set.
+// Throws rtcg::Interrupted, the process group killed, once rtcg::stop_compiling() is set. The
+// group's leader is a small supervisor process (named rtcg-compile) that starts the program and
+// kills the group when this process is gone, so a compiler never outlives a killed rtdg.
 int run_process(const std::vector<std::string>& argv, std::string& log);
 
-// Per thread: while a ShieldCompiles lives, run_process ignores rtcg::stop_compiling(). The
+// True when the compile running on this thread is to stop: rtcg::stop_compiling() is set and no
+// ShieldCompiles lives on this thread. Polled by both compilers every 10 ms.
+bool compile_stop_requested();
+
+// What a stopped compile throws; `what` names it ("`g++`", "NVRTC, `axpy`").
+Interrupted compile_interrupted(const std::string& what);
+
+// Per thread: while a ShieldCompiles lives, compiles ignore rtcg::stop_compiling(). The
 // tuner shields its default point, which a stopped tuning still compiles and times so that it
 // has a winner (rtcg/tune_stop.hpp).
 bool& compile_shielded();

@@ -58,6 +58,11 @@ bool is_curved(const Mesh& mesh, int k);
 // The curved elements, ascending.
 std::vector<int> curved_elements(const Mesh& mesh);
 
+// The smallest Jacobian det(dx/dr) a curved element may have at a lattice node, relative to its
+// straight element's: below it the curved scheme's semi-discrete operator was found to grow
+// without bound (docs/curved.md, "Stability"), so validation refuses the element.
+inline constexpr double kMinJacobianRatio = 0.2;
+
 // The Jacobian determinant det(dx/dr) of element k's polynomial map at its worst lattice node
 // (the smallest, relative to the affine element's), and that node.
 struct WorstJacobian {
@@ -74,8 +79,8 @@ double mapped_volume(const Mesh& mesh);
 
 // Checks the geometry nodes of a mesh of geometry order > 1: sizes, z = 0 in 2D, the corner
 // nodes equal to the element's vertices and, at level full, a positive Jacobian at every
-// lattice node (the volume and face nodes); throws MeshError naming `source`, the element and
-// its worst node. Part of validate().
+// lattice node (the volume and face nodes) of at least kMinJacobianRatio times the straight
+// element's; throws MeshError naming `source`, the element, its ratio and its worst node. Part of validate().
 void validate_geometry_nodes(const Mesh& mesh, std::string_view source, Validation level);
 
 }  // namespace rtdg::mesh

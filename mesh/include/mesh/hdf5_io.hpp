@@ -21,6 +21,7 @@
 //                                          tolerance (float64), weighted (int32 0/1)
 #pragma once
 
+#include "mesh/local_mesh.hpp"
 #include "mesh/mesh.hpp"
 #include "mesh/partition.hpp"
 
@@ -56,5 +57,17 @@ Mesh read_hdf5(const std::filesystem::path& file);
 // The partitions stored in an .h5 mesh, ascending part count (none when it holds none). Each
 // is checked against the file's element count. Throws MeshError naming the file and dataset.
 std::vector<Partition> read_hdf5_partitions(const std::filesystem::path& file);
+
+// The part counts of the partitions an .h5 mesh stores, ascending, without reading them.
+std::vector<int> hdf5_partition_counts(const std::filesystem::path& file);
+
+// Rank `rank`'s LocalMesh under the partition into `parts` that the file stores, equal to
+// build_local_mesh(read_hdf5(file), that partition, rank), read without the whole mesh: the
+// rows of the rank's elements, the parts of their neighbours and the vertices they use
+// (hyperslab reads), the partition and the boundary and periodic face lists scanned in blocks
+// for the rank's entries. Memory follows the rank's part. Checks what it reads (ranges, the
+// partition's parts non-empty) and validate_local's conventions. Throws MeshError naming the
+// file: no partition into `parts`, any error of read_hdf5.
+LocalMesh read_hdf5_local(const std::filesystem::path& file, int parts, int rank);
 
 }  // namespace rtdg::mesh

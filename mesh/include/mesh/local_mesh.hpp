@@ -76,6 +76,7 @@ struct LocalMesh {
   std::vector<HaloNeighbour> neighbours;  // ascending rank
 
   int num_halo_faces() const { return static_cast<int>(halo_faces.size()); }
+  friend bool operator==(const LocalMesh&, const LocalMesh&) = default;
 };
 
 // Rank `rank`'s part of `global` under `partition` (checked against the mesh first). Throws

@@ -11,6 +11,15 @@
 #   continue it to the serial run's far field.
 # The log must show faces between ranks (the surface and, with TF/SF, the total-field surface
 # are cut by the partition), or the test would not test the exchange.
+#
+# Distributed mesh input (docs/parallel.md, "Which mesh"):
+#   mpi_farfield.sh <rtdg> <mpiexec> <config> --partitioned <mesh args> -- [--set ...]
+# first writes `rtdg mesh <mesh args> --partitions 2,3 -o mesh.h5` and runs every case on it
+# (the config's mesh.parameters dropped); with a config whose mesh is such an .h5 already (with
+# partitions into 2 and 3 parts), `--partitioned --` runs on it as it is. Either way every
+# parallel run and restart must have read only its part (the log's partition line), and give
+# the serial run's numbers; and 4 ranks, for which the file stores no partition, must say so
+# and give them too.
 set -uo pipefail
 rtdg=$1 mpiexec=$2 config=$3
 shift 3
@@ -18,8 +27,24 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=1 RTDG_TUNE=off
-common=(--set run.backend=host "$@")
 fail() { echo "FAILED: $*"; exit 1; }
+partitioned=0 mesh_args=()
+if [ "${1:-}" = --partitioned ]; then
+  partitioned=1
+  shift
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do mesh_args+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+fi
+common=(--set run.backend=host "$@")
+if [ ${#mesh_args[@]} -gt 0 ]; then
+  "$rtdg" mesh "${mesh_args[@]}" --partitions 2,3 -o "$work/mesh.h5" > "$work/mesh.log" 2>&1 || { cat "$work/mesh.log"; fail "rtdg mesh"; }
+  common+=(--set "mesh.file=\"$work/mesh.h5\"" --set "mesh.parameters={}")
+fi
+# Under --partitioned, a parallel run's log must say that each rank read only its part.
+read_parts() {
+  [ $partitioned = 1 ] || return 0
+  grep -q "partition stored in .*, each rank reading its part" "$1" || { cat "$1"; fail "$2: the ranks did not read only their parts of the mesh"; }
+}
 if printf '%s\n' "$@" | grep -qx 'run.backend=cuda'; then
   command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1 || { echo "no CUDA device: skipped"; exit 77; }
 fi
@@ -66,6 +91,7 @@ check_farfield() {
 }
 for np in 2 3; do
   run np$np "$mpiexec" -n $np "$rtdg" run || { cat "$work/np$np.log"; fail "$np ranks"; }
+  read_parts "$work/np$np.log" "$np ranks"
   grep -q "far field: Huygens surface of .* between ranks" "$work/np$np.log" ||
     { cat "$work/np$np.log"; fail "$np ranks: the far-field log line does not count the faces between ranks"; }
   grep -q "far field: Huygens surface of .*; 0 faces between ranks" "$work/np$np.log" || farfield_cut=1
@@ -77,6 +103,14 @@ for np in 2 3; do
     echo "$np ranks: probe $(basename "$probe") byte for byte the serial run's"
   done
 done
+# A rank count without a stored partition: every rank holds the whole mesh, says the log, and
+# the numbers are the same.
+if [ $partitioned = 1 ]; then
+  run np4 "$mpiexec" -n 4 "$rtdg" run || { cat "$work/np4.log"; fail "4 ranks"; }
+  grep -q "stores no partition into 4 parts (it stores 2, 3): rank 0 reads the whole mesh" "$work/np4.log" ||
+    { cat "$work/np4.log"; fail "4 ranks: the log does not say why every rank holds the whole mesh"; }
+  check_farfield np4 "4 ranks (no stored partition)"
+fi
 [ $farfield_cut = 1 ] || fail "no far-field face lies between ranks on 2 or 3 ranks, so the exchange is not tested"
 grep -h "far field: Huygens surface" "$work/np2.log" "$work/np3.log"
 if grep -q "total-field/scattered-field incidence" "$work/serial.log"; then
@@ -93,5 +127,6 @@ check_farfield np3_on1 "3 ranks, continued on 1 from $(basename "$checkpoint")"
 timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" --overwrite > "$work/restart.log" 2>&1 ||
   { cat "$work/restart.log"; fail "restart on 2 ranks"; }
 grep -q "restarting from" "$work/restart.log" || { cat "$work/restart.log"; fail "the restart log"; }
+read_parts "$work/restart.log" "the restart on 2 ranks"
 check_farfield np3 "3 ranks, continued on 2 from $(basename "$checkpoint")"
 echo "far field in parallel: the serial run's"

@@ -40,9 +40,18 @@ struct Problem {
 
 // Reads the law and the mesh that problem.cfg names (meshing a .geo needs Gmsh), discretizes at
 // its order (unless `discretize` is false: the ranks of a parallel run other than 0 discretize
-// only their part) and fills in the solver set-up. Throws with the file and location of a
-// problem.
-void load(Problem& problem, bool discretize = true);
+// only their part) and fills in the solver set-up. Without `whole_mesh` (a parallel run's rank
+// that reads only its part of the mesh, runner/parallel_run.hpp) it reads no mesh and leaves
+// the per-element set-up to set_up_elements on the part. Throws with the file and location of
+// a problem.
+void load(Problem& problem, bool discretize = true, bool whole_mesh = true);
+
+// The set-up of each element of `mesh` (the whole mesh, or a rank's part): materials per region
+// (setup.element_parameters, [parameter][K]) and the TF/SF total-field flags
+// (setup.total_field, [K]); with `whole`, also that the total field is enclosed
+// (dg::check_total_field; a rank's part cannot tell alone). Throws fluxes::Error at the config
+// line.
+void set_up_elements(Problem& problem, const mesh::Mesh& mesh, bool whole);
 
 // The same from a config file (with --set overrides).
 std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides);

@@ -8,12 +8,20 @@
 #include "compile_support.hpp"
 #include "embedded_headers.hpp"
 
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
+#include <regex>
 #include <sstream>
+#include <string_view>
 
 namespace rtcg {
 namespace {
@@ -49,14 +57,112 @@ std::string host_target() {
   return "host " + model + " (cpu flags " + Sha256::hex(flags).substr(0, 16) + ")";
 }
 
+// Host compiles work in scratch folders <tmp>/rtcg-host-<pid>-XXXXXX ($TMPDIR, else /tmp), made
+// by mkdtemp (mode 0700), each with a marker file naming the process that made it. A compile
+// removes its folder when it is over, whatever happens; a process killed before it could (by
+// SIGKILL) leaves it, and the next process to make a host compiler removes it: only folders
+// named so, with a marker that names the same pid, owned by this user, of mode 0700, not a
+// symbolic link, whose process has ended (or whose pid now belongs to a process started later,
+// or in another pid namespace: those are left alone).
+constexpr std::string_view kScratchPrefix = "rtcg-host-";
+constexpr const char* kScratchMarker = ".rtcg-scratch";
+constexpr std::string_view kMarkerFirstLine = "rtcg host compile scratch folder";
+
+fs::path scratch_root() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp && *tmp ? fs::path(tmp) : fs::path("/tmp");
+}
+
+// Field 22 of /proc/<pid>/stat (clock ticks after boot), and whether the process is a zombie;
+// nullopt when it cannot be read.
+struct ProcessStart {
+  std::string ticks;
+  bool zombie = false;
+};
+std::optional<ProcessStart> process_start(long pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return std::nullopt;
+  const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream fields(stat.substr(close + 1));
+  std::vector<std::string> rest;  // fields 3 (state) onwards
+  for (std::string field; fields >> field;) rest.push_back(field);
+  if (rest.size() < 20) return std::nullopt;
+  return ProcessStart{rest[19], rest[0] == "Z" || rest[0] == "X"};
+}
+
+std::string pid_namespace() {
+  std::error_code error;
+  const auto target = fs::read_symlink("/proc/self/ns/pid", error);
+  return error ? std::string("unknown") : target.string();
+}
+
+std::string marker_text(long pid) {
+  const auto start = process_start(pid);
+  return std::string(kMarkerFirstLine) + "\npid " + std::to_string(pid) + "\nstarted " + (start ? start->ticks : "unknown") +
+         "\nnamespace " + pid_namespace() + "\n";
+}
+
+// Whether `path` (in scratch_root) is a scratch folder of a process that has ended; see above.
+bool stale_scratch(const fs::path& path) {
+  const std::string name = path.filename().string();
+  static const std::regex scheme(R"(rtcg-host-([0-9]{1,10})-[A-Za-z0-9]{6})");
+  std::smatch match;
+  if (!std::regex_match(name, match, scheme)) return false;
+  const long pid = std::stol(match[1].str());
+  struct stat folder {};
+  if (::lstat(path.c_str(), &folder) != 0 || !S_ISDIR(folder.st_mode) || folder.st_uid != ::geteuid() ||
+      (folder.st_mode & 07777) != 0700)
+    return false;
+  const fs::path marker = path / kScratchMarker;
+  struct stat file {};
+  if (::lstat(marker.c_str(), &file) != 0 || !S_ISREG(file.st_mode) || file.st_uid != ::geteuid() || file.st_size > 4096)
+    return false;
+  std::ifstream in(marker);
+  std::string first, pid_line, started_line, namespace_line;
+  std::getline(in, first);
+  std::getline(in, pid_line);
+  std::getline(in, started_line);
+  std::getline(in, namespace_line);
+  if (first != kMarkerFirstLine || pid_line != "pid " + std::to_string(pid) || started_line.rfind("started ", 0) != 0 ||
+      namespace_line != "namespace " + pid_namespace())
+    return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
+  const auto start = process_start(pid);
+  if (!start) return false;  // alive as far as can be told
+  if (start->zombie) return true;
+  // A pid that now names a process started later: the one that made the folder has ended.
+  return started_line != "started unknown" && "started " + start->ticks != started_line;
+}
+
+void remove_stale_scratch() {
+  std::error_code error;
+  std::size_t removed = 0;
+  for (fs::directory_iterator it(scratch_root(), fs::directory_options::skip_permission_denied, error), end;
+       !error && it != end; it.increment(error)) {
+    const fs::path path = it->path();
+    if (!path.filename().string().starts_with(kScratchPrefix) || !stale_scratch(path)) continue;
+    std::error_code removing;
+    fs::remove_all(path, removing);  // symbolic links inside are removed, never followed
+    if (!removing) ++removed;
+  }
+  if (removed > 0)
+    log().info("removed {} scratch folder(s) of host compiles under {} whose process had ended", removed,
+               scratch_root().string());
+}
+
 // A scratch folder removed when the compile is over, whatever happens.
 class ScratchDir {
 public:
   ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/rtcg-host-XXXXXX";
-    if (!mkdtemp(pattern.data())) throw Error("could not create a scratch folder under " + pattern.substr(0, pattern.rfind('/')) + " for the host compiler");
+    const long pid = ::getpid();
+    std::string pattern = (scratch_root() / (std::string(kScratchPrefix) + std::to_string(pid) + "-XXXXXX")).string();
+    if (!mkdtemp(pattern.data()))
+      throw Error("could not create a scratch folder under " + scratch_root().string() + " for the host compiler: " +
+                  std::strerror(errno));
     path_ = pattern;
+    std::ofstream(path_ / kScratchMarker, std::ios::binary) << marker_text(pid);
   }
   ~ScratchDir() {
     std::error_code error;
@@ -73,6 +179,8 @@ private:
 class HostCompiler final : public Compiler {
 public:
   HostCompiler() {
+    static std::once_flag cleaned;
+    std::call_once(cleaned, remove_stale_scratch);
     const char* cxx = std::getenv("CXX");
     compiler_ = cxx && *cxx ? cxx : RTCG_HOST_CXX;
     const char* flags = std::getenv("RTDG_HOST_CXXFLAGS");
