@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -140,7 +141,7 @@ void build_face_maps(const mesh::Mesh& mesh, Discretization& d) {
         // Nearest neighbour for each node; distinct face nodes are O(h / N^2) apart, far
         // beyond the tolerance, so a match within it is unique.
         for (Eigen::Index j = 0; j < e.Nfp; ++j) {
-          double nearest = INFINITY;
+          double nearest = std::numeric_limits<double>::infinity();
           for (Eigen::Index j2 = 0; j2 < e.Nfp; ++j2) {
             const double dist = distance(mine[ix(j)], theirs[ix(j2)]);
             if (dist < nearest) {

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <ostream>
 #include <vector>
@@ -87,10 +88,10 @@ inline Eigen::MatrixXd from_barycentric(const Eigen::MatrixXd& L) {
 
 // Largest distance from a point of a to its nearest point of b (inf if sizes differ).
 inline double set_distance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return std::numeric_limits<double>::infinity();
   double worst = 0.0;
   for (Eigen::Index i = 0; i < a.rows(); ++i) {
-    double nearest = INFINITY;
+    double nearest = std::numeric_limits<double>::infinity();
     for (Eigen::Index j = 0; j < b.rows(); ++j) nearest = std::min(nearest, (a.row(i) - b.row(j)).norm());
     worst = std::max(worst, nearest);
   }

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace rtdg::dg {
@@ -89,7 +90,7 @@ TEST(Nodes, AreInvariantUnderTheElementSymmetries) {
 TEST(Nodes, DistinctNodes) {
   for (Shape shape : test::all_shapes()) {
     const Eigen::MatrixXd nodes = reference_nodes(shape, max_order);
-    double closest = INFINITY;
+    double closest = std::numeric_limits<double>::infinity();
     for (Eigen::Index i = 0; i < nodes.rows(); ++i)
       for (Eigen::Index j = i + 1; j < nodes.rows(); ++j) closest = std::min(closest, (nodes.row(i) - nodes.row(j)).norm());
     EXPECT_GT(closest, 0.01) << shape_name(shape);

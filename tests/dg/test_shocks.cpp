@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -171,7 +172,7 @@ std::vector<double> conserved(const Discretization& disc, double gamma, const st
 
 // Smallest density and pressure over the nodes of a host state.
 std::pair<double, double> smallest_density_and_pressure(const std::vector<double>& q, std::size_t nodes, double gamma) {
-  double rho_min = INFINITY, p_min = INFINITY;
+  double rho_min = std::numeric_limits<double>::infinity(), p_min = rho_min;
   for (std::size_t n = 0; n < nodes; ++n) {
     const double rho = q[n], mx = q[nodes + n], my = q[2 * nodes + n], E = q[3 * nodes + n];
     const double p = (gamma - 1) * (E - 0.5 * (mx * mx + my * my) / rho);

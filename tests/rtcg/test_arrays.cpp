@@ -343,9 +343,9 @@ void check_reductions_over_sizes() {
     T max = std::numeric_limits<T>::lowest();
     if constexpr (std::is_floating_point_v<T>) max = -std::numeric_limits<T>::infinity();
     for (std::size_t i = 0; i < n; ++i) {
-      sum += x[i];
-      dot += static_cast<long double>(x[i]) * y[i];
-      squares += static_cast<long double>(x[i]) * x[i];
+      sum += static_cast<long double>(x[i]);
+      dot += static_cast<long double>(x[i]) * static_cast<long double>(y[i]);
+      squares += static_cast<long double>(x[i]) * static_cast<long double>(x[i]);
       magnitude += std::fabs(static_cast<long double>(x[i])) * 4;
       max = std::max(max, x[i]);
     }
