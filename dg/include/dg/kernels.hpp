@@ -166,6 +166,8 @@ struct GeneratedKernels {
   bool curved = false;
   int cubature_points = 0;
   int wadg_threads = 0;
+  int curved_volume_threads = 0;   // Np (also rtdg_curved_coefficients)
+  int curved_surface_threads = 0;  // max(Np, Nfn)
 };
 
 // The reals of an M x Kd operator's tensor-core fragments (8 x 4 tiles of 32, tile rows in

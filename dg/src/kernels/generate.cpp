@@ -33,6 +33,7 @@ GeneratedKernels generate(const KernelSpec& spec, const kernels::Pieces& pieces)
     kernels::write_unfused(w, spec, pieces, out);
     kernels::write_updates(w);
   }
+  if (spec.curved) kernels::write_curved(w, spec, pieces, out);
   kernels::write_halo_pack(w);
   out.source = w.str();
   return out;
