@@ -55,6 +55,7 @@ void compare(const mesh::Mesh& mesh, const char* law_name, int N, const std::vec
   const Discretization disc = discretize(mesh, N);
   ASSERT_FALSE(disc.curved.empty());
   ASSERT_LT(disc.curved.size(), static_cast<std::size_t>(disc.K));  // a mix of both groups
+  std::printf("%s N = %d: %zu of %d elements curved\n", law_name, N, disc.curved.size(), disc.K);
   const std::size_t size = law.state_components() * static_cast<std::size_t>(disc.K) * static_cast<std::size_t>(disc.element.Np);
   const std::vector<double> start = test::random_state(size, 11);
   double dt = 0;
