@@ -54,7 +54,8 @@ void write_volume_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
 
 // `geometry`: where the face node's normal and scale come from (fg[DIM]: Fscale, or for a
 // curved element sJ at the face node); `assign` writes rhs = LIFT (..) instead of adding it.
-// `traces`, when given, reads both traces (u and uP) from a Bernstein plan's coefficients.
+// `interior_trace` and `traces`, when given, write this element's trace u[] and the exterior
+// uP[] instead of reading q's values (the curved kernels of a Bernstein plan).
 void write_surface_body(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces,
                         const GeometryReads& geometry = {}, bool assign = false, const TraceLoads* traces = nullptr,
                         const std::function<void(rtcg::SourceWriter&)>& interior_trace = {}) {
