@@ -4,6 +4,8 @@
 // default (unfused, nodal) plan, which tests/dg/test_curved.cpp checks against exact modes.
 #include "curved_plans.hpp"
 
+#include <dg/kernels.hpp>
+#include <dg/tuning.hpp>
 #include <mesh/load.hpp>
 #include <rtcg/backend.hpp>
 
@@ -114,6 +116,33 @@ TEST(CurvedPlans, DiskMatchesTheDefaultPlan) {
 
 TEST(CurvedPlans, BallMatchesTheDefaultPlan) {
   compare(curved_mesh("ball_h0.6_o3.h5"), "maxwell3d", 2, {2, 4, 5}, false);
+}
+
+// The tuner's search space on a curved mesh holds the fused and Bernstein plans (as on a
+// straight-sided one), each valid by the one check for the curved variant.
+TEST(CurvedPlans, TheTunerSearchesEveryFamily) {
+  const fluxes::Law law = test::law_file("maxwell2d_tm");
+  const Discretization disc = discretize(curved_mesh("disk_h0.4_o2.h5"), 3);
+  SolverSetup setup;
+  setup.law = &law;
+  setup.parameters = fluxes::resolve_parameters(law, {});
+  setup.boundaries.push_back({"wall", "pec", ""});
+  Solver solver(host(), disc, setup);
+  ASSERT_TRUE(solver.kernel_spec().curved);
+  PlanSpace space = PlanSpace::for_backend(rtcg::BackendKind::host);
+  space.bases = {Basis::nodal, Basis::bernstein};
+  space.operators = {Operators::global, Operators::literals};  // Bernstein plans go by column
+  int fused = 0, bernstein = 0;
+  for (const rtcg::tune::Point& point : plan_search_space(solver, space).points()) {
+    KernelSpec spec = solver.kernel_spec();
+    spec.plan = plan_of(point);
+    EXPECT_EQ(check(spec), "") << spec.plan.describe();
+    fused += spec.plan.fusion == Fusion::stage ? 1 : 0;
+    bernstein += spec.plan.basis == Basis::bernstein ? 1 : 0;
+  }
+  std::printf("host search space on the curved disk: %d fused plans, %d Bernstein plans\n", fused, bernstein);
+  EXPECT_GT(fused, 0);
+  EXPECT_GT(bernstein, 0);
 }
 
 }  // namespace
