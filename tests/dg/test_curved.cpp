@@ -140,8 +140,9 @@ TEST(CurvedKernels, NearlyStraightElementsMatchTheAffineKernels) {
   }
 }
 
-// Plans the curved elements cannot run are refused with the reason, by the one check.
-TEST(CurvedKernels, FusedAndBernsteinPlansAreRefused) {
+// Every plan family takes a mesh with curved elements (the plan runs the affine group, the
+// curved group its own kernels; test_curved_plans.cpp checks the results), by the one check.
+TEST(CurvedKernels, EveryPlanFamilyIsAccepted) {
   const fluxes::Law law = law_file("maxwell2d_tm");
   const Element element = make_element(Shape::triangle, 3);
   KernelSpec spec;
@@ -151,10 +152,22 @@ TEST(CurvedKernels, FusedAndBernsteinPlansAreRefused) {
   spec.curved = true;
   EXPECT_EQ(check(spec), "");
   spec.plan = test::fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
-  EXPECT_NE(check(spec).find("fusion = stage has no curved-element kernels"), std::string::npos) << check(spec);
+  EXPECT_EQ(check(spec), "");
+  spec.plan.basis = Basis::bernstein;
+  EXPECT_EQ(check(spec), "");
   spec.plan = Plan{};
   spec.plan.basis = Basis::bernstein;
-  EXPECT_NE(check(spec).find("basis = bernstein needs element-wise constant geometry"), std::string::npos) << check(spec);
+  EXPECT_EQ(check(spec), "");
+  // The program holds the curved group's kernels with every family, and the fused one its updates.
+  spec.plan = test::fused_plan(Layout::field_major, 2, 1, Operators::global, Derivative::flux);
+  const GeneratedKernels fused = generate_kernels(spec);
+  EXPECT_TRUE(fused.curved);
+  for (const char* name : {"rtdg_stage_lserk", "rtdg_surface_curved", "rtdg_wadg", "rtdg_volume_curved",
+                           "rtdg_curved_keep", "rtdg_curved_lserk", "rtdg_curved_ssp"})
+    EXPECT_NE(fused.source.find(name), std::string::npos) << name;
+  EXPECT_EQ(fused.source.find("rtdg_curved_coefficients"), std::string::npos);
+  spec.plan.basis = Basis::bernstein;
+  EXPECT_NE(generate_kernels(spec).source.find("rtdg_curved_coefficients"), std::string::npos);
   // The curved variant is a kernel family of its own in the tuning database.
   spec.plan = Plan{};
   KernelSpec straight = spec;

@@ -355,6 +355,14 @@ std::vector<Case> cases() {
        "tm2d_tfsf_2parts_bernstein", true},
       {"maxwell2d_tm", 2, 6, 3, 3, false, true, Integrator::lserk4, {}, "tm2d_curved_materials_3parts", false, true},
       {"maxwell3d", 3, 3, 2, 2, false, false, Integrator::ssprk3, {}, "maxwell3d_curved_2parts_ssp", false, true},
+      // Curved elements with the fused and Bernstein plans: the affine group runs the plan, the
+      // curved group its kernels (for a Bernstein plan on the nodal values of the halo's coefficients).
+      {"maxwell2d_tm", 2, 6, 3, 3, false, true, Integrator::lserk4, fused_plan(), "tm2d_curved_materials_3parts_fused",
+       false, true},
+      {"maxwell3d", 3, 3, 2, 2, false, false, Integrator::lserk4, bernstein_plan(Derivative::state),
+       "maxwell3d_curved_2parts_bernstein", false, true},
+      {"maxwell2d_tm", 2, 6, 3, 2, false, false, Integrator::ssprk3, bernstein_plan(Derivative::flux),
+       "tm2d_curved_tfsf_2parts_bernstein_ssp", true, true},
   };
 }
 

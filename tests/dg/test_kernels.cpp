@@ -230,7 +230,8 @@ void expect_compiles_verbose(rtcg::Compiler& compiler, const GeneratedKernels& k
 // The curved element group's kernels (KernelSpec::curved: rtdg_volume_curved,
 // rtdg_surface_curved, rtdg_wadg) compile with NVRTC for sm_90: laws with every boundary
 // condition and an incident field, a source reading the coordinates (the PML), both layouts and
-// precisions, low and high orders; and their shared memory fits where the order grows.
+// precisions, low and high orders, unfused, fused and Bernstein plans; and their shared memory
+// fits where the order grows.
 TEST(GeneratedDgKernels, CurvedGroupCompilesWithNvrtcForSm90) {
   const auto nvrtc = rtcg::make_nvrtc_compiler("sm_90");
   struct Case {
@@ -262,6 +263,28 @@ TEST(GeneratedDgKernels, CurvedGroupCompilesWithNvrtcForSm90) {
       EXPECT_EQ(kernels.cubature_points, cubature_points(c.shape, c.N + 1));
       for (const char* name : {"rtdg_volume_curved", "rtdg_surface_curved", "rtdg_wadg"})
         EXPECT_NE(kernels.source.find(name), std::string::npos) << name;
+      expect_compiles(*nvrtc, kernels);
+    }
+    // One more program per case (NVRTC takes seconds each): a fused plan (the curved elements'
+    // updates), in the Bernstein basis where the law carries over to it (the curved group on
+    // nodal values of the coefficients, halo traces too), unfused Bernstein for maxwell3d.
+    Plan plan = test::fused_plan(Layout::element_major, 2, 1, Operators::literals, Derivative::flux,
+                                 Products::scalar, Prefetch::async);
+    if (c.law == std::string("maxwell3d")) plan = Plan{};
+    plan.basis = Basis::bernstein;
+    spec.plan = plan;
+    spec.scalar = fluxes::ScalarType::float32;
+    if (!check(spec).empty()) {  // maxwell2d_tm_pml, euler2d: the nodal basis
+      plan.basis = Basis::nodal;
+      spec.plan = plan;
+      spec.scalar = fluxes::ScalarType::float64;
+    }
+    {
+      const GeneratedKernels kernels = generate_kernels(spec);
+      for (const char* name : {"rtdg_volume_curved", "rtdg_surface_curved", "rtdg_wadg"})
+        EXPECT_NE(kernels.source.find(name), std::string::npos) << name;
+      EXPECT_EQ(kernels.source.find("rtdg_curved_lserk") != std::string::npos, plan.fusion == Fusion::stage);
+      EXPECT_EQ(kernels.source.find("rtdg_curved_coefficients") != std::string::npos, plan.basis == Basis::bernstein);
       expect_compiles(*nvrtc, kernels);
     }
   }

@@ -40,18 +40,30 @@
 //                    AV, AL, prm, T t, halo, H, T alpha, T beta, T dt, int K, int kb, int ke)
 //   rtdg_pack_halo  (const T* q, T* out [H][components][Nfp], const int* faces [H][2] (element,
 //                    face), int H, int K): this rank's traces of its halo faces, for the exchange
-// The curved element group (KernelSpec::curved, unfused plans; docs/curved.md), over the curved
-// elements [kb, ke) of the Kc in celem [Kc] (their element numbers), after rtdg_volume and
-// rtdg_surface ran over all K elements, launched in this order; Nq cubature points:
+// The curved element group (KernelSpec::curved, every plan family; docs/curved.md), over the
+// curved elements [kb, ke) of the Kc in celem [Kc] (their element numbers), after the plan's
+// kernels ran over all K elements, launched in this order; Nq cubature points. They work on nodal
+// values: VB [Np][Np] is V_B (nodal = V_B c, row-major) for a Bernstein plan, whose q they
+// evaluate at the nodes (unused otherwise), and D, LIFT are the nodal element's:
 //   rtdg_surface_curved(q, rhs, const T* cfgeo [Kc][Nfn][dim+1] (normal, sJ at each face node),
-//                       vmapP, bcode, xyz, LIFT, prm, T t, halo, H, const int* celem, int K,
-//                       int kb, int ke)        rhs = LIFT (sJ n.(F - F*))
+//                       vmapP, bcode, xyz, LIFT, prm, T t, halo, H, const T* VB, const int* celem,
+//                       int K, int kb, int ke)        rhs = LIFT (sJ n.(F - F*))
 //   rtdg_wadg          (q, rhs, const T* cwadg [Kc][Nq] (1/J at each cubature point), const T* Vq
 //                       [Nq][Np], const T* Pq [Np][Nq], xyz, prm, T t, celem, K, kb, ke)
 //                  rhs = Pq diag(1/J) Vq rhs: the weight-adjusted M_J^-1 M
 //   rtdg_volume_curved (q, rhs, const T* cdrdx [Kc][Np][dim][dim] (dr_a/dx_d at each node), xyz,
-//                       D, prm, T t, celem, K, kb, ke)
+//                       D, prm, T t, VB, celem, K, kb, ke)
 //                  rhs += S(u, x, t) - sum_a sum_d (dr_a/dx_d) (D_a F_d(u))   (pointwise)
+//   rtdg_curved_coefficients(T* rhs, const T* VBinv [Np][Np], celem, K, kb, ke)   (Bernstein plans)
+//                  rhs = V_B^-1 rhs
+// and for a fused plan, whose stage kernel wrote the curved elements' update with the affine
+// formula (the solver's fused_lserk has the order of launches and why), value s of the
+// (ke - kb) x NCOMP x Np of the curved elements [kb, ke):
+//   rtdg_curved_keep (const T* res, T* keep [Kc][NCOMP][Np], celem, K, kb, ke)   keep = res
+//   rtdg_curved_lserk(const T* q, T* qo, T* res, const T* rhs, const T* keep, T a, T b, T dt, celem,
+//                     K, kb, ke)        res = a keep + dt rhs; qo = q + b res
+//   rtdg_curved_ssp  (T* out, const T* u0, const T* u, const T* rhs, T alpha, T beta, T dt, celem,
+//                     K, kb, ke)        out = alpha u0 + beta (u + dt rhs)
 // On CUDA the unfused volume and surface kernels run one thread per node (per face node in the
 // surface kernel's gather) and several elements per block, staging an element's fluxes in
 // shared memory; the fused kernels stage a block of elements in dynamic shared memory. On host
@@ -93,10 +105,10 @@ struct KernelSpec {
   fluxes::ScalarType scalar = fluxes::ScalarType::float64;
   Plan plan;
   // The mesh has curved elements (Discretization::curved): the program also holds the curved
-  // element group's kernels (rtdg_volume_curved, rtdg_surface_curved, rtdg_wadg below), which
-  // recompute those elements' right-hand side with per-node geometry and the weight-adjusted
-  // mass matrix after the affine kernels ran over all elements. Unfused plans only: dg::check
-  // refuses the others on curved meshes.
+  // element group's kernels (rtdg_volume_curved, rtdg_surface_curved, rtdg_wadg and the others
+  // below), which recompute those elements' right-hand side with per-node geometry and the
+  // weight-adjusted mass matrix after the plan's kernels ran over all elements. Every plan
+  // family: the plan applies to the affine elements.
   bool curved = false;
 };
 
@@ -162,10 +174,13 @@ struct GeneratedKernels {
   int stage_threads = 0;                // threads per block (all teams')
   std::size_t stage_shared_bytes = 0;   // dynamic shared memory per block
   // The curved element group's kernels (KernelSpec::curved): one element per block, threads
-  // Np (volume), max(Np, Nfn) (surface) and max(Np, Nq) (rtdg_wadg); Nq cubature points.
+  // Np (volume, coefficients), max(Np, Nfn) (surface) and max(Np, Nq) (rtdg_wadg); Nq
+  // cubature points.
   bool curved = false;
   int cubature_points = 0;
   int wadg_threads = 0;
+  int curved_volume_threads = 0;   // Np (also rtdg_curved_coefficients)
+  int curved_surface_threads = 0;  // max(Np, Nfn)
 };
 
 // The reals of an M x Kd operator's tensor-core fragments (8 x 4 tiles of 32, tile rows in

@@ -45,12 +45,6 @@ std::string check_before_lowering(const KernelSpec& spec) {
   if (law.dimension != element.dim)
     return "the law '" + law.name + "' is " + std::to_string(law.dimension) + "D but the mesh elements are " +
            std::string(shape_name(element.shape)) + "s (" + std::to_string(element.dim) + "D)";
-  if (spec.curved && plan.fusion != Fusion::none)
-    return "the plan does not fit: fusion = stage has no curved-element kernels yet, and the mesh has curved "
-           "elements; use fusion = none (the default plan), or a straight-sided mesh (Mesh.ElementOrder = 1)";
-  if (spec.curved && plan.basis == Basis::bernstein)
-    return "the plan does not fit: basis = bernstein needs element-wise constant geometry, and the mesh has curved "
-           "elements; use basis = nodal";
   return {};
 }
 

@@ -221,7 +221,8 @@ void write_folded_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Piec
 }
 
 void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo,
-                     const std::function<std::string(int c)>& staged, const GeometryReads& geometry) {
+                     const std::function<std::string(int c)>& staged, const GeometryReads& geometry,
+                     const TraceLoads* traces) {
   const int dim = spec.element->dim;
   const int components = static_cast<int>(spec.law->state_components());
   const bool bernstein = spec.plan.basis == Basis::bernstein;
@@ -255,7 +256,9 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     w.line("const int p = RTDG_VMAPP(k, f, m, NP);");
     w.line("const int kP = p / NP;");
     w.line("const int iP = p - kP * NP;");
-    if (staged) {
+    if (traces) {
+      traces->interior(w);
+    } else if (staged) {
       w.line("(void)iP;");
       w.line("real uP[NCOMP];");
       for (int c = 0; c < components; ++c) w.line("uP[" + std::to_string(c) + "] = " + staged(c) + ";");
@@ -271,6 +274,7 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     w.line("const int p = RTDG_VMAPP(k, f, m, NCOMP * NFP);");
     w.line("const int h = p / (NCOMP * NFP);");
     w.line("(void)h;");
+    if (traces) return traces->halo(w);
     w.line("real uP[NCOMP];");
     for (int c = 0; c < components; ++c)
       w.line("uP[" + std::to_string(c) + "] = halo[p + " + std::to_string(c) + " * NFP];");
@@ -312,7 +316,8 @@ void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces
     w.line("const int p = RTDG_VMAPP(k, f, m, NP);");
     w.line("const int kP = p / NP;");
     w.line("const int iP = p - kP * NP;");
-    load_state(w, components, "kP", "iP", "uP");
+    if (traces) traces->interior(w);
+    else load_state(w, components, "kP", "iP", "uP");
     if (incident_at_node || reads_input(pieces.difference, InputKind::coordinate)) load_coordinates(w, dim, "iM");
     incident_values("ti_");
     w.line("const real side = code == " + std::to_string(total) + " ? real(1) : real(-1);");

@@ -73,8 +73,20 @@ struct GeometryReads {
 // leaves the halo branch out (kernels without halo arguments: the library formulation).
 // `staged`, when given, names where the interior neighbour's trace of component c was already
 // loaded (Prefetch::on), instead of reading it from q. `geometry`: where fg and the code come from.
+// `traces`, when given, writes the exterior trace uP[NCOMP] at face node m instead (see TraceLoads).
+struct TraceLoads;
 void write_face_flux(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, bool halo = true,
-                     const std::function<std::string(int c)>& staged = {}, const GeometryReads& geometry = {});
+                     const std::function<std::string(int c)>& staged = {}, const GeometryReads& geometry = {},
+                     const TraceLoads* traces = nullptr);
+
+// How write_face_flux reads the exterior trace `real uP[NCOMP]` at face node m (of face f, element
+// k): `interior` on interior and TF/SF faces (with p, kP, iP bound: vmapP of node m), `halo` on
+// halo faces (with p, h bound). The curved kernels of a Bernstein plan give them: they evaluate
+// the face's Bernstein coefficients at the node (unfused.cpp).
+struct TraceLoads {
+  std::function<void(rtcg::SourceWriter&)> interior;
+  std::function<void(rtcg::SourceWriter&)> halo;
+};
 
 // The halo buffer of a kernel with halo faces, [H][NCOMP][NFP] in reals: the neighbour ranks'
 // traces of the H halo faces, each in the neighbour's own face-node order; vmapP of node j of

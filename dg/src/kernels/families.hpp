@@ -10,6 +10,11 @@ namespace rtdg::dg::kernels {
 // in shared memory (dg/kernels.hpp has the signatures).
 void write_unfused(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out);
 
+// The curved element group's kernels (KernelSpec::curved), for every plan family (unfused.cpp):
+// rtdg_surface_curved, rtdg_wadg, rtdg_volume_curved on nodal values; rtdg_curved_coefficients
+// for a Bernstein plan; rtdg_curved_keep, rtdg_curved_lserk, rtdg_curved_ssp for a fused one.
+void write_curved(rtcg::SourceWriter& w, const KernelSpec& spec, const Pieces& pieces, GeneratedKernels& out);
+
 // rtdg_lserk, rtdg_ssp: the Runge-Kutta updates of the unfused plan.
 void write_updates(rtcg::SourceWriter& w);
 

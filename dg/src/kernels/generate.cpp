@@ -33,6 +33,7 @@ GeneratedKernels generate(const KernelSpec& spec, const kernels::Pieces& pieces)
     kernels::write_unfused(w, spec, pieces, out);
     kernels::write_updates(w);
   }
+  if (spec.curved) kernels::write_curved(w, spec, pieces, out);
   kernels::write_halo_pack(w);
   out.source = w.str();
   return out;
@@ -203,8 +204,10 @@ std::string kernel_hash(const KernelSpec& spec) {
   kernels::emit_piece(text, pieces.difference, "dF", "d", spec.scalar);
   for (std::size_t b = 0; b < pieces.boundary.size(); ++b)
     kernels::emit_piece(text, pieces.boundary[b], "dF", "b" + std::to_string(b) + "_", spec.scalar);
-  // The curved element group is its own kernel variant: tuned and stored under its own hash.
-  if (spec.curved) text.line("curved elements: per-node geometry, weight-adjusted mass matrix");
+  // The curved element group is its own kernel variant: tuned and stored under its own hash
+  // (which changed when fused and Bernstein plans came to curved meshes: results tuned over the
+  // unfused plans alone are not reused).
+  if (spec.curved) text.line("curved elements: per-node geometry, weight-adjusted mass matrix; every plan family");
   if (!spec.tfsf.empty()) {
     std::string map = "total-field/scattered-field:";
     for (int i : spec.tfsf) map += " " + std::to_string(i);

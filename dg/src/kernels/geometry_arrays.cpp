@@ -99,7 +99,12 @@ Geometry kernel_geometry(const Discretization& disc, std::vector<std::int32_t> c
       geometry.Vq[flat(0, 0, q, Np, i)] = disc.Vq(q, i);
       geometry.Pq[flat(0, 0, i, Nq, q)] = disc.Pq(i, q);
     }
-  for (auto* a : {&geometry.cdrdx, &geometry.cfgeo, &geometry.cwadg, &geometry.Vq, &geometry.Pq})
+  if (Kc > 0) {
+    geometry.cD = geometry.D;
+    geometry.cLIFT = geometry.LIFT;
+  }
+  for (auto* a : {&geometry.cdrdx, &geometry.cfgeo, &geometry.cwadg, &geometry.Vq, &geometry.Pq, &geometry.cD,
+                  &geometry.cLIFT})
     if (a->empty()) a->push_back(0.0);
   if (geometry.celem.empty()) geometry.celem.push_back(0);
 

@@ -41,6 +41,9 @@ struct Geometry {
   std::vector<double> cwadg;        // [Kc][Nq] 1/J at each cubature point
   std::vector<double> Vq;           // [Nq][Np] nodal values -> cubature points
   std::vector<double> Pq;           // [Np][Nq] M^-1 Vq^T diag(w): back onto the nodes
+  // The nodal element's D [dim][Np][Np] and LIFT [Np][Nfn] for the curved kernels, which work on
+  // nodal values whatever the plan's basis (D and LIFT above are a Bernstein plan's operators).
+  std::vector<double> cD, cLIFT;
 };
 
 // The fragments of an M x Kd operator whose entries `at(row, col)` gives (see Geometry).

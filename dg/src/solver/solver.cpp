@@ -183,8 +183,11 @@ struct EngineT final : Engine {
   std::size_t n;  // values per state array: components x K x the plan's node stride
   std::shared_ptr<const rtcg::Module> module;
   std::shared_ptr<const rtcg::Kernel> volume, surface, lserk, ssp, stage_lserk, stage_ssp, pack_halo;
-  // The curved element group's kernels (GeneratedKernels::curved), else null.
-  std::shared_ptr<const rtcg::Kernel> volume_curved, surface_curved, wadg;
+  // The curved element group's kernels (GeneratedKernels::curved), else null: its right-hand
+  // side for every plan, the change to coefficients for a Bernstein plan, and the Runge-Kutta
+  // updates of its elements for a fused plan.
+  std::shared_ptr<const rtcg::Kernel> volume_curved, surface_curved, wadg, curved_coefficients, curved_keep,
+      curved_lserk, curved_ssp;
   // q: the state. rhs_: L(q) (unfused), or scratch. q_alt: the fused kernels' output state
   // (swapped with q after each stage). u1, u2: SSP-RK3 stage states. All in the plan's state
   // layout; with a padded node stride (Plan::align) their padding entries are zero from the
@@ -195,9 +198,11 @@ struct EngineT final : Engine {
   std::unique_ptr<rtcg::LaunchGraph> launch_graph;
   rtcg::Array<T> drdx, xyz, D, LIFT, DT, LT, AVS, AVF, AL, fgeo, prm;
   rtcg::Array<std::int32_t> vmapP, bcode;
-  // The curved element group (Geometry: celem ... Pq); Kc = 0 without curved elements.
+  // The curved element group (Geometry: celem ... cLIFT); Kc = 0 without curved elements. ckeep
+  // [Kc][components][Np]: a fused LSERK stage's residual of the curved elements, kept before the
+  // fused kernel overwrites it (fused_lserk); one value otherwise.
   int Kc = 0;
-  rtcg::Array<T> cdrdx, cfgeo, cwadg, Vq, Pq;
+  rtcg::Array<T> cdrdx, cfgeo, cwadg, Vq, Pq, cD, cLIFT, ckeep;
   rtcg::Array<std::int32_t> celem;
   // Plans with face connectivity (kernels::face_connectivity): compressed_connectivity's array,
   // which their kernels take in vmapP's place; built when a plan first needs it, else empty.
@@ -247,7 +252,9 @@ struct EngineT final : Engine {
         Kc(kernels.curved ? static_cast<int>(geometry.celem.size()) : 0),
         cdrdx(rtcg::Array<T>::from_host(b, convert(geometry.cdrdx))), cfgeo(rtcg::Array<T>::from_host(b, convert(geometry.cfgeo))),
         cwadg(rtcg::Array<T>::from_host(b, convert(geometry.cwadg))), Vq(rtcg::Array<T>::from_host(b, convert(geometry.Vq))),
-        Pq(rtcg::Array<T>::from_host(b, convert(geometry.Pq))), celem(rtcg::Array<std::int32_t>::from_host(b, geometry.celem)),
+        Pq(rtcg::Array<T>::from_host(b, convert(geometry.Pq))), cD(rtcg::Array<T>::from_host(b, convert(geometry.cD))),
+        cLIFT(rtcg::Array<T>::from_host(b, convert(geometry.cLIFT))), ckeep(b, 1),
+        celem(rtcg::Array<std::int32_t>::from_host(b, geometry.celem)),
         face_words(b, 0),
         H(static_cast<int>(pack.size() / 2)), Ki(K_), exchange(exchange_),
         halo_faces(rtcg::Array<std::int32_t>::from_host(b, pack.empty() ? std::vector<std::int32_t>{0} : pack)),
@@ -291,8 +298,21 @@ struct EngineT final : Engine {
   void use(std::shared_ptr<const rtcg::Module> compiled) {
     module = std::move(compiled);
     volume = surface = lserk = ssp = stage_lserk = stage_ssp = nullptr;
-    volume_curved = surface_curved = wadg = nullptr;
+    volume_curved = surface_curved = wadg = curved_coefficients = curved_keep = curved_lserk = curved_ssp = nullptr;
     pack_halo = module->kernel("rtdg_pack_halo");
+    if (generated.curved) {
+      volume_curved = module->kernel("rtdg_volume_curved");
+      surface_curved = module->kernel("rtdg_surface_curved");
+      wadg = module->kernel("rtdg_wadg");
+      if (plan.basis == Basis::bernstein) curved_coefficients = module->kernel("rtdg_curved_coefficients");
+      if (generated.fusion == Fusion::stage) {
+        curved_keep = module->kernel("rtdg_curved_keep");
+        curved_lserk = module->kernel("rtdg_curved_lserk");
+        curved_ssp = module->kernel("rtdg_curved_ssp");
+        const std::size_t kept = count(Kc, components, Np);
+        if (integrator == Integrator::lserk4 && ckeep.size() != kept) ckeep = rtcg::Array<T>(backend, std::max<std::size_t>(1, kept));
+      }
+    }
     if (generated.fusion == Fusion::stage) {
       stage_lserk = module->kernel("rtdg_stage_lserk");
       stage_ssp = module->kernel("rtdg_stage_ssp");
@@ -305,11 +325,6 @@ struct EngineT final : Engine {
       surface = module->kernel("rtdg_surface");
       lserk = module->kernel("rtdg_lserk");
       ssp = module->kernel("rtdg_ssp");
-      if (generated.curved) {
-        volume_curved = module->kernel("rtdg_volume_curved");
-        surface_curved = module->kernel("rtdg_surface_curved");
-        wadg = module->kernel("rtdg_wadg");
-      }
       if (q_alt.size() != 1) q_alt = rtcg::Array<T>(backend, 1);
     }
   }
@@ -447,27 +462,59 @@ struct EngineT final : Engine {
     exchange_send();
     exchange_finish();
     surface_range(Ks, Kargs);
-    // The curved elements: their right-hand side again, with per-node geometry and the
-    // weight-adjusted mass matrix (after the halo traces arrived: their faces read them too).
-    // Surface term lifted and projected first (it replaces the affine result), then the
-    // pointwise volume term and source added.
-    if (Kc > 0) {
-      (*surface_curved)(element_shape(generated.surface_threads, 1, 0, Kc), state.data(), rhs_.data(), cfgeo.data(),
-                        connectivity(), bcode.data(), xyz.data(), LIFT.data(), prm.data(), static_cast<T>(t),
-                        halo_in.data(), H, celem.data(), Kargs, 0, Kc);
-      (*wadg)(element_shape(generated.wadg_threads, 1, 0, Kc), state.data(), rhs_.data(), cwadg.data(), Vq.data(),
-              Pq.data(), xyz.data(), prm.data(), static_cast<T>(t), celem.data(), Kargs, 0, Kc);
-      (*volume_curved)(element_shape(generated.volume_threads, 1, 0, Kc), state.data(), rhs_.data(), cdrdx.data(),
-                       xyz.data(), D.data(), prm.data(), static_cast<T>(t), celem.data(), Kargs, 0, Kc);
-    }
+    curved_rhs(state, t);
+  }
+
+  // The curved elements' right-hand side into their columns of rhs_, from `state`, with per-node
+  // geometry and the weight-adjusted mass matrix: after the halo traces arrived (their faces read
+  // them too). Surface term lifted and projected first (it replaces what was there), then the
+  // pointwise volume term and source added; for a Bernstein plan on the nodal values of the
+  // state's coefficients, and the result taken to coefficients.
+  void curved_rhs(const rtcg::Array<T>& state, double t) {
+    if (Kc == 0) return;
+    (*surface_curved)(element_shape(generated.curved_surface_threads, 1, 0, Kc), state.data(), rhs_.data(), cfgeo.data(),
+                      connectivity(), bcode.data(), xyz.data(), cLIFT.data(), prm.data(), static_cast<T>(t),
+                      halo_in.data(), H, to_nodal_matrix.data(), celem.data(), K, 0, Kc);
+    (*wadg)(element_shape(generated.wadg_threads, 1, 0, Kc), state.data(), rhs_.data(), cwadg.data(), Vq.data(),
+            Pq.data(), xyz.data(), prm.data(), static_cast<T>(t), celem.data(), K, 0, Kc);
+    (*volume_curved)(element_shape(generated.curved_volume_threads, 1, 0, Kc), state.data(), rhs_.data(), cdrdx.data(),
+                     xyz.data(), cD.data(), prm.data(), static_cast<T>(t), to_nodal_matrix.data(), celem.data(), K, 0, Kc);
+    if (curved_coefficients)
+      (*curved_coefficients)(element_shape(generated.curved_volume_threads, 1, 0, Kc), rhs_.data(),
+                             to_coefficients_matrix.data(), celem.data(), K, 0, Kc);
+  }
+
+  // The launch shape of the curved elements' updates (Kc x components x Np values, a grid-stride
+  // loop).
+  rtcg::LaunchShape curved_update_shape() const {
+    rtcg::LaunchShape shape;
+    const std::size_t values = count(Kc, components, Np);
+    shape.block = {256, 1, 1};
+    shape.grid = {static_cast<unsigned>(std::clamp<std::size_t>((values + 255) / 256, 1, 4096)), 1, 1};
+    return shape;
   }
 
   // The volume operator's tensor-core fragments for the plan's derivative (unused by scalar
   // products).
   const rtcg::Array<T>& volume_fragments() const { return plan.derivative == Derivative::state ? AVS : AVF; }
 
-  // Fused LSERK stage: res = a res + dt L(in, t); out = in + b res.
-  void fused_lserk(const rtcg::Array<T>& in, rtcg::Array<T>& out, rtcg::Array<T>& r, double t, double a, double b, double dt) {
+  // Fused LSERK stage: res = a res + dt L(in, t); out = in + b res. `in`, `out`, `r` and rhs_ are
+  // state arrays [components][K][NPS] in the plan's layout (rtdg_curved_* index them by QIDX),
+  // ckeep [Kc][components][Np]. With curved elements the fused kernel computes every element with
+  // the affine formula, and the curved group's kernels then redo its Kc elements:
+  //   1. rtdg_curved_keep       ckeep = r at the curved elements: the fused kernel overwrites r
+  //                             there with a r + dt L_affine, losing the r the update needs
+  //   2. rtdg_stage_lserk       every element (both ranges around the halo exchange): reads
+  //                             `in` and its neighbours' traces of `in`, writes out and r
+  //   3. rtdg_surface_curved .. rhs_ = L_curved(in) at the curved elements, after the halo traces
+  //                             arrived; it reads `in`, which no launch of the stage writes (out
+  //                             is another array), so it sees the same old state as step 2
+  //   4. rtdg_curved_lserk      r = a ckeep + dt rhs_; out = in + b r at the curved elements
+  // `curved_update` false (rhs(): r is rhs_) leaves steps 1 and 4 out: r then holds L(in).
+  void fused_lserk(const rtcg::Array<T>& in, rtcg::Array<T>& out, rtcg::Array<T>& r, double t, double a, double b, double dt,
+                   bool curved_update = true) {
+    if (Kc > 0 && curved_update)
+      (*curved_keep)(curved_update_shape(), r.data(), ckeep.data(), celem.data(), K, 0, Kc);
     auto range = [&](int kb, int ke) {
       if (ke <= kb) return;
       (*stage_lserk)(stage_shape(kb, ke), in.data(), out.data(), r.data(), drdx.data(), fgeo.data(), connectivity(),
@@ -480,8 +527,16 @@ struct EngineT final : Engine {
     exchange_send();
     exchange_finish();
     range(split(), K);
+    if (Kc == 0) return;
+    curved_rhs(in, t);
+    if (curved_update)
+      (*curved_lserk)(curved_update_shape(), in.data(), out.data(), r.data(), rhs_.data(), ckeep.data(), static_cast<T>(a),
+                      static_cast<T>(b), static_cast<T>(dt), celem.data(), K, 0, Kc);
   }
-  // Fused SSP stage: out = alpha u0 + beta (in + dt L(in, t)).
+  // Fused SSP stage: out = alpha u0 + beta (in + dt L(in, t)). With curved elements the fused
+  // kernel computes every element with the affine formula; then rhs_ = L_curved(in) at the
+  // curved elements (`in` and u0 are not written in the stage: out is another array) and
+  // rtdg_curved_ssp redoes their update from it.
   void fused_ssp(const rtcg::Array<T>& in, const rtcg::Array<T>& u0, rtcg::Array<T>& out, double t, double alpha,
                  double beta, double dt) {
     auto range = [&](int kb, int ke) {
@@ -496,6 +551,10 @@ struct EngineT final : Engine {
     exchange_send();
     exchange_finish();
     range(split(), K);
+    if (Kc == 0) return;
+    curved_rhs(in, t);
+    (*curved_ssp)(curved_update_shape(), out.data(), u0.data(), in.data(), rhs_.data(), static_cast<T>(alpha),
+                  static_cast<T>(beta), static_cast<T>(dt), celem.data(), K, 0, Kc);
   }
 
   void upload_state(const std::vector<double>& values) override { q.copy_from_host(convert(values)); }
@@ -675,7 +734,7 @@ struct EngineT final : Engine {
 
   std::vector<double> rhs(double t) override {
     // Fused: a stage with a = 0, dt = 1 leaves L(q) in its residual argument (here rhs_).
-    if (generated.fusion == Fusion::stage) fused_lserk(q, q_alt, rhs_, t, 0.0, 0.0, 1.0);
+    if (generated.fusion == Fusion::stage) fused_lserk(q, q_alt, rhs_, t, 0.0, 0.0, 1.0, false);
     else evaluate_rhs(q, t);
     const std::vector<T> values = nodal(rhs_).to_host();
     return std::vector<double>(values.begin(), values.end());
