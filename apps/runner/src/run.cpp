@@ -171,19 +171,23 @@ bool drop_graph_for_parallel_steps(dg::Plan& plan, std::string& source) {
 void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
   const dg::Communicator& comm = dg::world();
   // A parallel run's ranks discretize only their part (make_part); rank 0 also the whole mesh
-  // when its HDF5 is the serial one, since it then gathers and writes the files alone.
-  // Or only its part, read from a partitioned .h5 mesh (choose_mesh_input).
+  // when its HDF5 is the serial one, since it then gathers and writes the files alone. Each
+  // rank reads its part of a partitioned .h5 mesh, or rank 0 alone reads the mesh and sends the
+  // parts (choose_mesh_input).
   const MeshInput input = choose_mesh_input(s.cfg, comm);
   if (comm.rank() == 0 && !input.note.empty()) log << "[rtdg] " << input.note << "\n";
-  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()), !input.distributed);
-  if (!input.distributed) {
+  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()), input.whole_mesh());
+  if (input.how == MeshInput::How::whole) {
     s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) { mesh::fingerprint_bytes(s.mesh, sink); });
   } else {
     if (comm.rank() == 0)
-      s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) { mesh::hdf5_fingerprint_bytes(s.cfg.mesh_file, sink); });
+      s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) {
+        if (input.how == MeshInput::How::sent) mesh::fingerprint_bytes(s.mesh, sink);
+        else mesh::hdf5_fingerprint_bytes(s.cfg.mesh_file, sink);
+      });
     s.fingerprint = comm.broadcast(s.fingerprint, 0);
   }
-  s.part.distributed = input.distributed;
+  s.part.input = input.how;
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
   s.part.comm = &comm;
