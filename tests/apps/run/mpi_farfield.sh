@@ -161,6 +161,14 @@ if [ $partitioned = 1 ]; then
     { cat "$work/np4.log"; fail "4 ranks: the log does not say why every rank holds the whole mesh"; }
   check_farfield np4 "4 ranks (no stored partition)"
 fi
+# RTDG_WHOLE_MESH=1: every rank holds the whole mesh again (rank 0 broadcasts it), the same numbers.
+if [ $sent = 1 ]; then
+  RTDG_WHOLE_MESH=1 run whole3 "$mpiexec" -n 3 -x RTDG_WHOLE_MESH "$rtdg" run || { cat "$work/whole3.log"; fail "3 ranks, RTDG_WHOLE_MESH=1"; }
+  grep -q "RTDG_WHOLE_MESH is set: rank 0 reads the whole mesh and every rank holds it" "$work/whole3.log" &&
+    grep -q "partition METIS k-way at start" "$work/whole3.log" ||
+    { cat "$work/whole3.log"; fail "3 ranks, RTDG_WHOLE_MESH=1: the log does not say that every rank holds the whole mesh"; }
+  check_farfield whole3 "3 ranks, RTDG_WHOLE_MESH=1"
+fi
 [ $farfield_cut = 1 ] || fail "no far-field face lies between ranks on 2 or 3 ranks, so the exchange is not tested"
 grep -h "far field: Huygens surface" "$work/np2.log" "$work/np3.log"
 if grep -q "total-field/scattered-field incidence" "$work/serial.log"; then
