@@ -66,6 +66,28 @@ sent_parts() {
     { cat "$1"; fail "$2: rank 0 did not partition the mesh and send the parts"; }
   ! grep -q "every rank holds it" "$1" || { cat "$1"; fail "$2: every rank held the whole mesh"; }
 }
+# summary.json's set-up, start-up (launch to the first step) and peak host memory: positive,
+# start-up at least the set-up, and with P ranks each rank's in parallel.balance, the run's the
+# largest of them.
+check_summary() {
+  python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])); P = int(sys.argv[2])
+keys = ("setup_seconds", "startup_seconds", "peak_memory_bytes")
+def sane(d, where):
+    for k in keys:
+        if not (k in d and d[k] > 0): sys.exit(where + ": " + k + " missing or not positive: " + str(d.get(k)))
+    if d["startup_seconds"] < d["setup_seconds"]: sys.exit(where + ": start-up shorter than the set-up")
+    if not (1 << 20) < d["peak_memory_bytes"] < (1 << 36): sys.exit(where + ": peak memory " + str(d["peak_memory_bytes"]))
+sane(s, "the run")
+if P > 1:
+    ranks = s["parallel"]["balance"]
+    if len(ranks) != P: sys.exit(str(len(ranks)) + " ranks in parallel.balance")
+    for r in ranks: sane(r, "rank " + str(r["rank"]))
+    for k in keys:
+        if s[k] != max(r[k] for r in ranks): sys.exit(k + " is not the largest of the ranks\x27")
+print("summary: set-up %.3g s, start-up %.3g s, peak memory %.1f MiB" % (s["setup_seconds"], s["startup_seconds"], s["peak_memory_bytes"] / 2**20))
+' "$1" "$2" || fail "$1: the summary's set-up, start-up or peak memory"
+}
 # Each rank's elements and halo faces (summary.json's parallel.balance), one line per rank.
 rank_parts() {
   python3 -c 'import json, sys
@@ -102,6 +124,7 @@ compare_csv() {
 }
 
 run serial "$rtdg" run || { cat "$work/serial.log"; fail "serial run"; }
+check_summary "$work/serial/summary.json" 1
 ls "$work/serial/farfield/"*.csv > /dev/null 2>&1 || { cat "$work/serial.log"; fail "the serial run wrote no far field"; }
 # Some far field, not zeros everywhere (a zero field is 0 in the cuts' value column, -3000 dB).
 cat "$work"/serial/farfield/f*_*.csv | awk -F, '$1 ~ /^[0-9.e+-]+$/ && $0 !~ /,-3000(,|$)/ { n++ } END { exit n ? 0 : 1 }' ||
@@ -121,6 +144,7 @@ for np in 2 3; do
   run np$np "$mpiexec" -n $np "$rtdg" run || { cat "$work/np$np.log"; fail "$np ranks"; }
   read_parts "$work/np$np.log" "$np ranks"
   sent_parts "$work/np$np.log" "$np ranks"
+  check_summary "$work/np$np/summary.json" $np
   grep -q "far field: Huygens surface of .* between ranks" "$work/np$np.log" ||
     { cat "$work/np$np.log"; fail "$np ranks: the far-field log line does not count the faces between ranks"; }
   grep -q "far field: Huygens surface of .*; 0 faces between ranks" "$work/np$np.log" || farfield_cut=1
