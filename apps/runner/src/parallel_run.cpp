@@ -99,6 +99,14 @@ MeshInput choose_mesh_input(const config::RunConfig& cfg, const dg::Communicator
   return input;
 }
 
+bool meshes_geo(const config::RunConfig& cfg) {
+  std::string extension = cfg.mesh_file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  return extension == ".geo";
+}
+
+std::string meshed_file_name(const config::RunConfig& cfg) { return cfg.mesh_file.stem().string() + "_meshed.h5"; }
+
 std::vector<double> neighbour_values(const dg::Communicator& comm, const mesh::LocalMesh& local, std::span<const double> own) {
   // halo_faces runs by neighbour rank, each range in the agreed order both sides share: the
   // i-th value this rank receives from rank r is across the i-th face of r's range.
@@ -144,6 +152,20 @@ mesh::LocalMesh send_parts(Problem& problem, Part& part, const dg::Communicator&
       mesh::PartitionOptions options;
       options.parts = comm.size();
       loaded = mesh::load_partition(file, problem.mesh, options);
+      if (part.claim_meshed_file) {
+        // Written atomically (a temporary file renamed into place), with the partition, so a
+        // later run on it reads each rank's part without meshing or partitioning.
+        const fs::path meshed = part.claim_meshed_file();
+        mesh::Provenance provenance;
+        provenance.source = file.string();
+        provenance.parameters = problem.cfg.mesh_parameters;
+        mesh::write_hdf5(problem.mesh, meshed, provenance, {loaded.partition});
+        part.meshed_note = "mesh: rank 0 meshed " + file.filename().string() + " (" +
+                           std::to_string(problem.mesh.num_elements()) + " elements) once and wrote it, with its partition into " +
+                           std::to_string(comm.size()) + " parts, to " + meshed.string() +
+                           " (kept: mesh.file = that file, with mesh.parameters = {}, runs on it without meshing, each "
+                           "rank reading its part)";
+      }
     } catch (const std::exception& e) {
       failure = e.what();
     }
@@ -284,6 +306,7 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
     }
     part.rank_elements = elements;
     part.rank_halo_faces = halo;
+    if (!part.meshed_note.empty()) log << "[rtdg] " << part.meshed_note << "\n";
     log << "[rtdg] " << comm.describe() << ": partition " << part.partition_source << ", " << range_text(elements)
         << " elements and " << range_text(halo) << " halo faces per rank";
     if (part.distributed()) {

@@ -9,6 +9,8 @@
 #include <dg/parallel.hpp>
 #include <mesh/local_mesh.hpp>
 
+#include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -54,6 +56,10 @@ struct Part {
   std::vector<int> rank_elements, rank_halo_faces;
   std::unique_ptr<dg::HaloExchange> exchange;
   std::string partition_source;  // "stored in <file>" or "METIS (...)"
+  // Rank 0 of a parallel run on a .geo whose parts it sends: claims the file of the output
+  // folder that the mesh is written to (meshed_file_name) and gives its path; empty elsewhere.
+  std::function<std::filesystem::path()> claim_meshed_file;
+  std::string meshed_note;  // rank 0: what it wrote there, for the log
   // Collective HDF5 output (docs/parallel.md): this rank writes rows [block_first, block_first +
   // block_rows) of the whole mesh's element order, K r / P up to K (r + 1) / P; the state gets
   // there by one all-to-all per file (make_blocks, block_values).
@@ -70,6 +76,13 @@ struct Part {
 };
 
 MeshInput choose_mesh_input(const config::RunConfig& cfg, const dg::Communicator& comm);
+
+// A parallel run on a .geo meshes it once, on rank 0, and writes the mesh (with the partition of
+// the run) into the output folder under this name, "<the .geo's stem>_meshed.h5", before it sends
+// the ranks their parts; the file stays, for later runs on it (mesh.file) without meshing.
+std::string meshed_file_name(const config::RunConfig& cfg);
+// Whether `cfg`'s mesh is a .geo (meshed by Gmsh at start).
+bool meshes_geo(const config::RunConfig& cfg);
 
 // Across each halo face of `local`, the value of the neighbour element (halo_faces order), from
 // `own`, this rank's values of its elements [K_local]: one all-to-all, the values of each
@@ -91,7 +104,8 @@ void check_enclosure(const dg::Communicator& comm, const mesh::LocalMesh& local,
 // and sets up its elements on it, their halo neighbours' values by neighbour_values. Logs the balance (elements and halo
 // faces per rank) on rank 0. With part.input sent, rank 0 holds the whole mesh (the others none):
 // it partitions it (the partition stored in the file, else METIS), sends each rank its part
-// (mesh::local_mesh_to_bytes) and frees the mesh.
+// (mesh::local_mesh_to_bytes) and frees the mesh; with part.claim_meshed_file it first writes the
+// mesh and its partition to that file (a failure to write is every rank's error).
 void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::ostream& log);
 
 // The whole mesh's state [component][K][Np] on rank 0 from every rank's local state (empty on

@@ -193,7 +193,8 @@ bool drop_graph_for_parallel_steps(dg::Plan& plan, std::string& source) {
 
 // `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
 // the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
-void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
+// `folder`: the output folder (rank 0), where a parallel run on a .geo writes the mesh it made.
+void build(Setup& s, std::ostream& log, const std::string& restart_plan, RunFolder* folder) {
   const dg::Communicator& comm = dg::world();
   // A parallel run's ranks discretize only their part (make_part); rank 0 also the whole mesh
   // when its HDF5 is the serial one, since it then gathers and writes the files alone. Each
@@ -213,6 +214,11 @@ void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
     s.fingerprint = comm.broadcast(s.fingerprint, 0);
   }
   s.part.input = input.how;
+  if (folder && input.how == MeshInput::How::sent && meshes_geo(s.cfg))
+    s.part.claim_meshed_file = [folder, name = meshed_file_name(s.cfg)] {
+      folder->claim(name, "mesh");
+      return folder->dir() / name;
+    };
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
   s.part.comm = &comm;
@@ -383,6 +389,7 @@ std::vector<std::string> output_names(const config::RunConfig& cfg) {
   std::vector<std::string> names = {"config.toml", "summary.json", cfg.name + ".pvd", "snapshots/", "checkpoints/"};
   if (cfg.farfield.enabled) names.push_back("farfield/");
   for (const config::Probe& probe : cfg.probes) names.push_back(probe.name + ".csv");
+  if (dg::world().size() > 1 && meshes_geo(cfg)) names.push_back(meshed_file_name(cfg));
   return names;
 }
 
@@ -770,7 +777,7 @@ RunSummary run(const RunOptions& options) {
                               " while setting up the run; nothing was written");
   };
   try {
-    build(s, log, restart ? restart->plan : std::string());
+    build(s, log, restart ? restart->plan : std::string(), folder ? &*folder : nullptr);
   } catch (const std::exception&) {
     // A signal during set-up also stops a host compile in progress (rtcg::stop_compiling):
     // say that, not "compile failed".
