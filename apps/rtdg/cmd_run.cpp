@@ -43,6 +43,7 @@ void setup_run(CLI::App& rtdg) {
     if (!arguments->restart.empty()) options.restart = arguments->restart;
     options.overrides = arguments->overrides;
     options.overwrite = arguments->overwrite;
+    options.startup_from_launch = true;
     rtdg::runner::RunSummary summary;
     try {
       summary = rtdg::runner::run(options);

@@ -1,4 +1,4 @@
-// mesh_to_bytes and mesh_from_bytes (mesh/bytes.hpp): each field as its element count and its
+// mesh_to_bytes, local_mesh_to_bytes and their inverses (mesh/bytes.hpp): each field as its element count and its
 // elements' bytes, strings as their length and characters.
 #include "mesh/bytes.hpp"
 
@@ -39,7 +39,8 @@ private:
 
 class Reader {
 public:
-  Reader(std::string_view bytes, std::string_view source) : bytes_(bytes), source_(source) {}
+  Reader(std::string_view bytes, std::string_view source, std::string_view what)
+      : bytes_(bytes), source_(source), what_(what) {}
   template <class T>
   void value(T& v) {
     static_assert(std::is_trivially_copyable_v<T>);
@@ -61,7 +62,8 @@ public:
   }
   void finish() const {
     if (at_ != bytes_.size())
-      throw MeshError(std::string(source_) + ": " + std::to_string(bytes_.size() - at_) + " bytes after the mesh");
+      throw MeshError(std::string(source_) + ": " + std::to_string(bytes_.size() - at_) + " bytes after the " +
+                      std::string(what_));
   }
 
 private:
@@ -79,17 +81,14 @@ private:
     return p;
   }
   [[noreturn]] void cut_short() const {
-    throw MeshError(std::string(source_) + ": the mesh's bytes are cut short (" + std::to_string(bytes_.size()) +
-                    " bytes)");
+    throw MeshError(std::string(source_) + ": the " + std::string(what_) + "'s bytes are cut short (" +
+                    std::to_string(bytes_.size()) + " bytes)");
   }
-  std::string_view bytes_, source_;
+  std::string_view bytes_, source_, what_;
   std::size_t at_ = 0;
 };
 
-}  // namespace
-
-std::string mesh_to_bytes(const Mesh& mesh) {
-  Writer w;
+void write_mesh(Writer& w, const Mesh& mesh) {
   w.value(mesh.dim);
   w.value(mesh.type);
   w.vector(mesh.vertices);
@@ -103,12 +102,11 @@ std::string mesh_to_bytes(const Mesh& mesh) {
   w.vector(mesh.periodic_faces);
   w.vector(mesh.element_region);
   w.strings(mesh.region_names);
-  return w.take();
+  w.value(mesh.geometry_order);
+  w.vector(mesh.element_nodes);
 }
 
-Mesh mesh_from_bytes(std::string_view bytes, std::string_view source) {
-  Reader r(bytes, source);
-  Mesh mesh;
+void read_mesh(Reader& r, Mesh& mesh) {
   r.value(mesh.dim);
   r.value(mesh.type);
   r.vector(mesh.vertices);
@@ -122,8 +120,56 @@ Mesh mesh_from_bytes(std::string_view bytes, std::string_view source) {
   r.vector(mesh.periodic_faces);
   r.vector(mesh.element_region);
   r.strings(mesh.region_names);
+  r.value(mesh.geometry_order);
+  r.vector(mesh.element_nodes);
+}
+
+}  // namespace
+
+std::string mesh_to_bytes(const Mesh& mesh) {
+  Writer w;
+  write_mesh(w, mesh);
+  return w.take();
+}
+
+Mesh mesh_from_bytes(std::string_view bytes, std::string_view source) {
+  Reader r(bytes, source, "mesh");
+  Mesh mesh;
+  read_mesh(r, mesh);
   r.finish();
   return mesh;
+}
+
+std::string local_mesh_to_bytes(const LocalMesh& local) {
+  Writer w;
+  w.value(local.rank);
+  w.value(local.parts);
+  w.value(local.global_elements);
+  w.value(local.global_vertices);
+  write_mesh(w, local.mesh);
+  w.value(local.interior_elements);
+  w.vector(local.element_global);
+  w.vector(local.vertex_global);
+  w.vector(local.halo_faces);
+  w.vector(local.neighbours);
+  return w.take();
+}
+
+LocalMesh local_mesh_from_bytes(std::string_view bytes, std::string_view source) {
+  Reader r(bytes, source, "part of the mesh");
+  LocalMesh local;
+  r.value(local.rank);
+  r.value(local.parts);
+  r.value(local.global_elements);
+  r.value(local.global_vertices);
+  read_mesh(r, local.mesh);
+  r.value(local.interior_elements);
+  r.vector(local.element_global);
+  r.vector(local.vertex_global);
+  r.vector(local.halo_faces);
+  r.vector(local.neighbours);
+  r.finish();
+  return local;
 }
 
 }  // namespace rtdg::mesh

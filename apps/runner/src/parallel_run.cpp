@@ -4,6 +4,7 @@
 #include <dg/error.hpp>
 #include <dg/incident.hpp>
 #include <fluxes/diagnostics.hpp>
+#include <mesh/bytes.hpp>
 #include <mesh/error.hpp>
 #include <mesh/hdf5_io.hpp>
 #include <mesh/partition.hpp>
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -60,13 +62,8 @@ void choose_device(const dg::Communicator& comm, const std::string& backend) {
 
 MeshInput choose_mesh_input(const config::RunConfig& cfg, const dg::Communicator& comm) {
   MeshInput input;
+  if (comm.size() < 2) return input;
   const fs::path& file = cfg.mesh_file;
-  std::string extension = file.extension().string();
-  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
-  // A .geo or .msh is meshed or read once; mesh parameters or periodic pairs for an .h5 are an
-  // error load_mesh reports.
-  if (comm.size() < 2 || extension != ".h5" || !cfg.mesh_parameters.empty() || !cfg.periodic.empty()) return input;
-  const std::string name = file.filename().string();
   const std::string whole = ": rank 0 reads the whole mesh and every rank holds it";
   if (const char* env = std::getenv("RTDG_WHOLE_MESH"); env && *env && std::string(env) != "0") {
     input.note = "mesh: RTDG_WHOLE_MESH is set" + whole;
@@ -76,24 +73,39 @@ MeshInput choose_mesh_input(const config::RunConfig& cfg, const dg::Communicator
     input.note = "mesh: this rtdg's HDF5 is serial (rank 0 writes the output files alone)" + whole;
     return input;
   }
+  input.how = MeshInput::How::sent;
+  std::string extension = file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  // A .geo or .msh is meshed or read on rank 0; mesh parameters or periodic pairs for an .h5 are
+  // an error load_mesh reports.
+  if (extension != ".h5" || !cfg.mesh_parameters.empty() || !cfg.periodic.empty()) return input;
   std::vector<int> counts;
   try {
     counts = mesh::hdf5_partition_counts(file);
   } catch (const mesh::MeshError&) {
-    return input;  // the whole mesh's reading names the problem
+    return input;  // rank 0's reading of the mesh names the problem
   }
   if (std::find(counts.begin(), counts.end(), comm.size()) == counts.end()) {
     std::string stored;
     for (const int c : counts) stored += (stored.empty() ? "" : ", ") + std::to_string(c);
-    input.note = "mesh: " + name + " stores no partition into " + std::to_string(comm.size()) + " parts (" +
-                 (stored.empty() ? std::string("it stores none") : "it stores " + stored) + ")" + whole + "; `rtdg mesh " +
+    input.note = "mesh: " + file.filename().string() + " stores no partition into " + std::to_string(comm.size()) +
+                 " parts (" + (stored.empty() ? std::string("it stores none") : "it stores " + stored) +
+                 "): rank 0 reads the whole mesh, partitions it and sends each rank its part; `rtdg mesh " +
                  file.string() + " --partitions " + std::to_string(comm.size()) + " -o " + file.string() +
                  "` adds one, and each rank then reads only its part";
     return input;
   }
-  input.distributed = true;
+  input.how = MeshInput::How::read;
   return input;
 }
+
+bool meshes_geo(const config::RunConfig& cfg) {
+  std::string extension = cfg.mesh_file.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(), [](unsigned char c) { return std::tolower(c); });
+  return extension == ".geo";
+}
+
+std::string meshed_file_name(const config::RunConfig& cfg) { return cfg.mesh_file.stem().string() + "_meshed.h5"; }
 
 std::vector<double> neighbour_values(const dg::Communicator& comm, const mesh::LocalMesh& local, std::span<const double> own) {
   // halo_faces runs by neighbour rank, each range in the agreed order both sides share: the
@@ -127,11 +139,73 @@ namespace {
 // The flags [K_local] as values, for neighbour_values.
 std::vector<double> as_values(const std::vector<char>& flags) { return {flags.begin(), flags.end()}; }
 
-// A distributed read: the rank's part from the file, its discretization and element set-up.
+// Rank 0 holds the whole mesh, the other ranks none: rank 0 partitions it (the partition stored
+// in the file, else METIS) and sends each rank its part, one at a time, then frees the mesh. A
+// failure on rank 0 before the first part is sent is every rank's, with its message.
+mesh::LocalMesh send_parts(Problem& problem, Part& part, const dg::Communicator& comm) {
+  const fs::path& file = problem.cfg.mesh_file;
+  mesh::LoadedPartition loaded;
+  std::optional<mesh::LocalMesh> own;
+  std::string failure;
+  if (comm.rank() == 0) {
+    try {
+      mesh::PartitionOptions options;
+      options.parts = comm.size();
+      loaded = mesh::load_partition(file, problem.mesh, options);
+      if (part.claim_meshed_file) {
+        // Written atomically (a temporary file renamed into place), with the partition, so a
+        // later run on it reads each rank's part without meshing or partitioning.
+        const fs::path meshed = part.claim_meshed_file();
+        mesh::Provenance provenance;
+        provenance.source = file.string();
+        provenance.parameters = problem.cfg.mesh_parameters;
+        mesh::write_hdf5(problem.mesh, meshed, provenance, {loaded.partition});
+        part.meshed_note = "mesh: rank 0 meshed " + file.filename().string() + " (" +
+                           std::to_string(problem.mesh.num_elements()) + " elements) once and wrote it, with its partition into " +
+                           std::to_string(comm.size()) + " parts, to " + meshed.string() +
+                           " (kept: mesh.file = that file, with mesh.parameters = {}, runs on it without meshing, each "
+                           "rank reading its part)";
+      }
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
+  const std::string bytes = comm.scatter(
+      [&](int r) -> std::string {
+        if (failure.empty()) {
+          try {
+            mesh::LocalMesh local = mesh::build_local_mesh(problem.mesh, loaded.partition, r, file.string());
+            if (r == 0) {
+              own = std::move(local);
+              return "1";
+            }
+            return "1" + mesh::local_mesh_to_bytes(local);
+          } catch (const std::exception& e) {
+            failure = e.what();
+          }
+        }
+        return "0" + failure;
+      },
+      0);
+  if (comm.rank() == 0) problem.mesh = mesh::Mesh();  // no rank holds the whole mesh from here
+  const std::string name = file.filename().string();
+  part.partition_source = (loaded.stored ? "stored in " + name : std::string("METIS k-way")) +
+                          " on rank 0, which sent each rank its part";
+  if (bytes.empty() || bytes[0] != '1') throw mesh::MeshError(bytes.empty() ? std::string() : bytes.substr(1));
+  if (own) return std::move(*own);
+  return mesh::local_mesh_from_bytes(std::string_view(bytes).substr(1), name + " (the part rank 0 sent)");
+}
+
+// A rank that holds only its part: read from the file, or sent by rank 0; its discretization
+// and element set-up.
 void read_part(Problem& problem, Part& part, const dg::Communicator& comm) {
   const config::RunConfig& cfg = problem.cfg;
-  part.local = mesh::read_hdf5_local(cfg.mesh_file, comm.size(), comm.rank());
-  part.partition_source = "stored in " + cfg.mesh_file.filename().string() + ", each rank reading its part";
+  if (part.input == MeshInput::How::read) {
+    part.local = mesh::read_hdf5_local(cfg.mesh_file, comm.size(), comm.rank());
+    part.partition_source = "stored in " + cfg.mesh_file.filename().string() + ", each rank reading its part";
+  } else {
+    part.local = send_parts(problem, part, comm);
+  }
   const mesh::LocalMesh& local = *part.local;
   part.global_K = local.global_elements;
   problem.disc = dg::discretize(local, cfg.order);
@@ -204,7 +278,7 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
   part.comm = &comm;
   part.parts = comm.size();
   const auto start = std::chrono::steady_clock::now();
-  if (part.distributed) read_part(problem, part, comm);
+  if (part.distributed()) read_part(problem, part, comm);
   else cut_part(problem, part, comm);
   // The slowest rank's time to read its part (with its discretization and element set-up).
   const double part_seconds = comm.max(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -223,7 +297,7 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
       static_cast<int>(local.element_global.size()), local.num_halo_faces()}));
   // gather_state's map (rank 0 writes the files alone only with a serial HDF5, and then no rank
   // reads only its part).
-  if (!part.distributed) part.gathered_elements = comm.gather(std::span<const int>(local.element_global));
+  if (!part.distributed()) part.gathered_elements = comm.gather(std::span<const int>(local.element_global));
   if (comm.rank() == 0) {
     std::vector<int> elements, halo;
     for (std::size_t r = 0; r < counts.size(); r += 2) {
@@ -232,12 +306,14 @@ void make_part(Problem& problem, Part& part, const dg::Communicator& comm, std::
     }
     part.rank_elements = elements;
     part.rank_halo_faces = halo;
+    if (!part.meshed_note.empty()) log << "[rtdg] " << part.meshed_note << "\n";
     log << "[rtdg] " << comm.describe() << ": partition " << part.partition_source << ", " << range_text(elements)
         << " elements and " << range_text(halo) << " halo faces per rank";
-    if (part.distributed) {
+    if (part.distributed()) {
       char seconds[32];
       std::snprintf(seconds, sizeof seconds, "%.3g", part_seconds);
-      log << " (read and set up in " << seconds << " s)";
+      log << (part.input == MeshInput::How::read ? " (read and set up in " : " (partitioned, sent and set up in ")
+          << seconds << " s)";
     }
     log << "\n";
   }

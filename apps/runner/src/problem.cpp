@@ -93,6 +93,24 @@ mesh::Mesh load_once(const std::filesystem::path& file, const mesh::LoadOptions&
   return mesh::mesh_from_bytes(std::string_view(bytes).substr(1), file.string());
 }
 
+// The mesh on rank 0 only (rank 0 partitions it and sends the parts, parallel_run.hpp); a
+// failure there is every rank's, with its message.
+mesh::Mesh load_on_rank0(const std::filesystem::path& file, const mesh::LoadOptions& options) {
+  const dg::Communicator& comm = dg::world();
+  mesh::Mesh mesh;
+  std::string failure;
+  if (comm.rank() == 0) {
+    try {
+      mesh = mesh::load_mesh(file, options);
+    } catch (const std::exception& e) {
+      failure = std::string("0") + e.what();
+    }
+  }
+  failure = comm.broadcast(failure, 0);
+  if (!failure.empty()) throw mesh::MeshError(failure.substr(1));
+  return mesh;
+}
+
 }  // namespace
 
 std::unique_ptr<Problem> load_problem(const std::filesystem::path& config, const std::vector<std::string>& overrides) {
@@ -120,7 +138,7 @@ void set_up_elements(Problem& problem, const mesh::Mesh& mesh, bool whole) {
   }
 }
 
-void load(Problem& problem, bool discretize, bool whole_mesh) {
+void load(Problem& problem, bool discretize, WholeMesh whole) {
   Problem* p = &problem;
   const config::RunConfig& cfg = p->cfg;
   // run.plan's words, before anything is loaded (whether the plan fits is the solver's check).
@@ -137,14 +155,16 @@ void load(Problem& problem, bool discretize, bool whole_mesh) {
   mesh::LoadOptions load;
   load.parameters = cfg.mesh_parameters;
   load.periodic = cfg.periodic;
-  if (whole_mesh) {
+  if (whole == WholeMesh::every_rank) {
     p->mesh = load_once(cfg.mesh_file, load);
     if (discretize) p->disc = dg::discretize(p->mesh, cfg.order);
+  } else if (whole == WholeMesh::rank0) {
+    p->mesh = load_on_rank0(cfg.mesh_file, load);
   }
   dg::SolverSetup& setup = p->setup;
   setup.law = &p->law;
   setup.parameters = p->parameters;
-  if (whole_mesh) set_up_elements(*p, p->mesh, true);
+  if (whole == WholeMesh::every_rank) set_up_elements(*p, p->mesh, true);
   for (const config::BoundaryAssignment& b : cfg.boundaries)
     setup.boundaries.push_back({b.mesh_name, b.condition, location(b.name_where)});
   if (cfg.incident.kind == "plane_wave") setup.incident = plane_wave(cfg.incident);

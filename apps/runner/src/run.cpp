@@ -32,6 +32,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -129,6 +131,29 @@ long long peak_resident_bytes() {
   return static_cast<long long>(usage.ru_maxrss) * 1024;
 }
 
+// Seconds since this process started (the rtdg command's start-up): its start time in /proc/self/stat (clock ticks since
+// boot, 10 ms on most kernels) against CLOCK_BOOTTIME, so that loading the program and its
+// libraries and MPI's initialisation count. `fallback` where that is not known (not Linux).
+double seconds_since_launch(double fallback) {
+  std::ifstream in("/proc/self/stat");
+  std::string text;
+  std::getline(in, text);
+  const std::size_t name_end = text.rfind(')');  // the command name may hold spaces and ')'
+  if (name_end == std::string::npos) return fallback;
+  std::istringstream fields(text.substr(name_end + 1));
+  std::string field;
+  for (int n = 3; n < 22; ++n) fields >> field;  // fields 3 (state) .. 21, then 22: starttime
+  long long start_ticks = -1;
+  fields >> start_ticks;
+  struct timespec now {};
+  const long ticks_per_second = sysconf(_SC_CLK_TCK);
+  if (!fields || start_ticks < 0 || ticks_per_second <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0) return fallback;
+  const double seconds = static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec) -
+                         static_cast<double>(start_ticks) / static_cast<double>(ticks_per_second);
+  // A clock that disagrees with the run's own (a time namespace, say) is not believed.
+  return seconds >= fallback - 0.05 && seconds < fallback + 86400.0 ? std::max(seconds, fallback) : fallback;
+}
+
 std::string mebibytes(long long bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
@@ -168,22 +193,32 @@ bool drop_graph_for_parallel_steps(dg::Plan& plan, std::string& source) {
 
 // `restart_plan`: the plan a checkpoint was computed with (dg::to_text), kept on restart so
 // the continuation does the same arithmetic; empty for a new run (RTDG_TUNE decides).
-void build(Setup& s, std::ostream& log, const std::string& restart_plan) {
+// `folder`: the output folder (rank 0), where a parallel run on a .geo writes the mesh it made.
+void build(Setup& s, std::ostream& log, const std::string& restart_plan, RunFolder* folder) {
   const dg::Communicator& comm = dg::world();
   // A parallel run's ranks discretize only their part (make_part); rank 0 also the whole mesh
-  // when its HDF5 is the serial one, since it then gathers and writes the files alone.
-  // Or only its part, read from a partitioned .h5 mesh (choose_mesh_input).
+  // when its HDF5 is the serial one, since it then gathers and writes the files alone. Each
+  // rank reads its part of a partitioned .h5 mesh, or rank 0 alone reads the mesh and sends the
+  // parts (choose_mesh_input).
   const MeshInput input = choose_mesh_input(s.cfg, comm);
   if (comm.rank() == 0 && !input.note.empty()) log << "[rtdg] " << input.note << "\n";
-  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()), !input.distributed);
-  if (!input.distributed) {
+  load(s, comm.size() == 1 || (comm.rank() == 0 && !output::parallel_hdf5_available()), input.whole_mesh());
+  if (input.how == MeshInput::How::whole) {
     s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) { mesh::fingerprint_bytes(s.mesh, sink); });
   } else {
     if (comm.rank() == 0)
-      s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) { mesh::hdf5_fingerprint_bytes(s.cfg.mesh_file, sink); });
+      s.fingerprint = mesh_fingerprint([&](const mesh::ByteSink& sink) {
+        if (input.how == MeshInput::How::sent) mesh::fingerprint_bytes(s.mesh, sink);
+        else mesh::hdf5_fingerprint_bytes(s.cfg.mesh_file, sink);
+      });
     s.fingerprint = comm.broadcast(s.fingerprint, 0);
   }
-  s.part.distributed = input.distributed;
+  s.part.input = input.how;
+  if (folder && input.how == MeshInput::How::sent && meshes_geo(s.cfg))
+    s.part.claim_meshed_file = [folder, name = meshed_file_name(s.cfg)] {
+      folder->claim(name, "mesh");
+      return folder->dir() / name;
+    };
   const config::RunConfig& cfg = s.cfg;
   const dg::SolverSetup& setup = s.setup;
   s.part.comm = &comm;
@@ -354,6 +389,7 @@ std::vector<std::string> output_names(const config::RunConfig& cfg) {
   std::vector<std::string> names = {"config.toml", "summary.json", cfg.name + ".pvd", "snapshots/", "checkpoints/"};
   if (cfg.farfield.enabled) names.push_back("farfield/");
   for (const config::Probe& probe : cfg.probes) names.push_back(probe.name + ".csv");
+  if (dg::world().size() > 1 && meshes_geo(cfg)) names.push_back(meshed_file_name(cfg));
   return names;
 }
 
@@ -741,7 +777,7 @@ RunSummary run(const RunOptions& options) {
                               " while setting up the run; nothing was written");
   };
   try {
-    build(s, log, restart ? restart->plan : std::string());
+    build(s, log, restart ? restart->plan : std::string(), folder ? &*folder : nullptr);
   } catch (const std::exception&) {
     // A signal during set-up also stops a host compile in progress (rtcg::stop_compiling):
     // say that, not "compile failed".
@@ -1090,6 +1126,9 @@ RunSummary run(const RunOptions& options) {
     if (probes_due()) record_probes();
   }
 
+  // Start-up: from the process's launch to the first step (set-up and the initial output).
+  const double since_run = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+  const double startup_seconds = options.startup_from_launch ? seconds_since_launch(since_run) : since_run;
   Progress progress(log, T, cfg.progress_every, dofs);
   progress.start(t, step);
   double output_seconds = 0;
@@ -1187,6 +1226,7 @@ RunSummary run(const RunOptions& options) {
   summary.wall_seconds = comm.max(std::max(0.0, loop_seconds - output_seconds));
   const long long memory = peak_resident_bytes();
   summary.setup_seconds = comm.max(setup_seconds);
+  summary.startup_seconds = comm.max(startup_seconds);
   summary.peak_memory_bytes = parallel ? static_cast<long long>(comm.max(static_cast<double>(memory))) : memory;
   summary.seconds_per_step = taken ? summary.wall_seconds / static_cast<double>(taken) : 0;
   summary.dofs_per_second =
@@ -1198,6 +1238,7 @@ RunSummary run(const RunOptions& options) {
                       {"dt", summary.dt},
                       {"wall_seconds", summary.wall_seconds},
                       {"setup_seconds", summary.setup_seconds},
+                      {"startup_seconds", summary.startup_seconds},
                       {"peak_memory_bytes", summary.peak_memory_bytes},
                       {"seconds_per_step", summary.seconds_per_step},
                       {"dofs", summary.dofs},
@@ -1221,6 +1262,7 @@ RunSummary run(const RunOptions& options) {
     const double loop = std::max(0.0, loop_seconds - output_seconds);
     const std::vector<double> loops = comm.gather(std::span<const double>(&loop, 1));
     const std::vector<double> setups = comm.gather(std::span<const double>(&setup_seconds, 1));
+    const std::vector<double> startups = comm.gather(std::span<const double>(&startup_seconds, 1));
     const double bytes = static_cast<double>(memory);
     const std::vector<double> memories = comm.gather(std::span<const double>(&bytes, 1));
     if (root) {
@@ -1232,6 +1274,7 @@ RunSummary run(const RunOptions& options) {
                          {"loop_seconds", loops[r]},
                          {"exchange_seconds", exchanges[r]},
                          {"setup_seconds", setups[r]},
+                         {"startup_seconds", startups[r]},
                          {"peak_memory_bytes", static_cast<long long>(memories[r])}});
       j["parallel"] = {{"ranks", comm.size()}, {"communicator", comm.describe()},
                        {"partition", s.part.partition_source}, {"halo_transfer", halo_transfer_text(solver, comm)},
@@ -1264,7 +1307,8 @@ std::string format_summary(const RunSummary& s) {
     out << ", " << format_number(s.seconds_per_step * 1e3) << " ms/step, " << format_number(s.dofs_per_second)
         << " DOF/s (" << s.dofs << " DOFs, " << s.backend << ", " << s.precision << ")";
   if (!s.plan.empty()) out << "\nkernel plan: " << s.plan << " (" << s.plan_source << ")";
-  out << "\nset-up " << format_number(s.setup_seconds) << " s, peak host memory " << mebibytes(s.peak_memory_bytes)
+  out << "\nset-up " << format_number(s.setup_seconds) << " s (start-up " << format_number(s.startup_seconds)
+      << " s from launch to the first step), peak host memory " << mebibytes(s.peak_memory_bytes)
       << (s.parallel_report.empty() ? "" : " (the largest of the ranks')");
   if (s.error) out << "\nL2 error at the end: " << *s.error;
   if (!s.parallel_report.empty()) out << "\n" << s.parallel_report;

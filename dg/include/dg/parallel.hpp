@@ -9,6 +9,7 @@
 
 #include <mesh/local_mesh.hpp>
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -40,6 +41,11 @@ public:
   virtual int rank_of_max(double value) const = 0;
   // `text` of rank `root`, on every rank.
   virtual std::string broadcast(const std::string& text, int root) const = 0;
+  // A text for each rank from rank `root`: there, part_for(r) for every rank r in rank order,
+  // each sent to r as soon as it is made (the root holds one at a time), and the root's own
+  // returned; elsewhere, the text the root made for this rank. part_for must not throw (a rank
+  // would wait forever): put a failure into the text.
+  virtual std::string scatter(const std::function<std::string(int)>& part_for, int root) const = 0;
   // Every rank's `values` concatenated in rank order, on rank 0 (empty elsewhere).
   virtual std::vector<double> gather(std::span<const double> values) const = 0;
   virtual std::vector<int> gather(std::span<const int> values) const = 0;

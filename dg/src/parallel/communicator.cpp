@@ -33,6 +33,7 @@ public:
   int any_bits(int flags) const override { return flags; }
   int rank_of_max(double) const override { return 0; }
   std::string broadcast(const std::string& text, int) const override { return text; }
+  std::string scatter(const std::function<std::string(int)>& part_for, int) const override { return part_for(0); }
   std::vector<double> gather(std::span<const double> values) const override { return {values.begin(), values.end()}; }
   std::vector<int> gather(std::span<const int> values) const override { return {values.begin(), values.end()}; }
   std::vector<double> all_to_all(std::span<const double> send, std::span<const int>) const override {
@@ -182,6 +183,35 @@ public:
             "MPI_Bcast");
     return out;
   }
+  std::string scatter(const std::function<std::string(int)>& part_for, int root) const override {
+    // Its length, then the text in pieces of at most 1 GiB (MPI counts are ints).
+    constexpr long long piece = 1LL << 30;
+    if (rank_ != root) {
+      long long length = 0;
+      check(MPI_Recv(&length, 1, MPI_LONG_LONG, root, kScatterTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
+      std::string out(static_cast<std::size_t>(length), '\0');
+      for (long long at = 0; at < length; at += piece)
+        check(MPI_Recv(out.data() + at, static_cast<int>(std::min(piece, length - at)), MPI_CHAR, root, kScatterTag,
+                       MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              "MPI_Recv");
+      return out;
+    }
+    std::string own;
+    for (int r = 0; r < size_; ++r) {
+      std::string text = part_for(r);
+      if (r == root) {
+        own = std::move(text);
+        continue;
+      }
+      long long length = static_cast<long long>(text.size());
+      check(MPI_Send(&length, 1, MPI_LONG_LONG, r, kScatterTag, MPI_COMM_WORLD), "MPI_Send");
+      for (long long at = 0; at < length; at += piece)
+        check(MPI_Send(text.data() + at, static_cast<int>(std::min(piece, length - at)), MPI_CHAR, r, kScatterTag,
+                       MPI_COMM_WORLD),
+              "MPI_Send");
+    }
+    return own;
+  }
   std::vector<double> gather(std::span<const double> values) const override { return gather_of(values, MPI_DOUBLE); }
   std::vector<int> gather(std::span<const int> values) const override { return gather_of(values, MPI_INT); }
   std::vector<double> all_to_all(std::span<const double> send, std::span<const int> counts) const override {
@@ -262,6 +292,7 @@ private:
     return out;
   }
 
+  static constexpr int kScatterTag = 7301;  // apart from the halo exchange's tags
   MPI_Comm world_ = MPI_COMM_WORLD;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   bool cuda_aware_ = query_cuda_aware();

@@ -5,7 +5,11 @@
 # - a second parallel run into a folder a parallel run is writing is refused at once, naming the
 #   first run's pid, and ends every one of its ranks; the first run is not disturbed;
 # - a run on 3 ranks restarted from its first checkpoint on 2 ranks (--overwrite) leaves a
-#   manifest that lists exactly the files of the folder, and a summary naming files that exist.
+#   manifest that lists exactly the files of the folder, and a summary naming files that exist;
+# - a .geo on 2 ranks is meshed once, by rank 0, into <stem>_meshed.h5 of the output folder (in
+#   the manifest, kind mesh, with the run's partition): a run on that file reads each rank's part
+#   and gives the same result; --overwrite replaces only rtdg's files, and a file of that name
+#   that rtdg did not write stops the run, untouched.
 set -uo pipefail
 rtdg=$1 mpiexec=$2 config=$3
 work=$(mktemp -d)
@@ -67,4 +71,37 @@ timeout 300 "$mpiexec" -n 2 "$rtdg" run --restart "$checkpoint" --overwrite > "$
 for named in $(grep -o '"[^"]*checkpoint_[0-9]*\.h5"' "$work/np3/summary.json" | tr -d '"'); do
   [ -s "$named" ] || [ -s "$work/np3/$named" ] || fail "summary.json names $named, which does not exist"
 done
+# 3. A .geo on 2 ranks: meshed once, written to the output folder, read back in parts.
+geo=$(sed -n 's/^file *= *"\([^"]*\.geo\)".*/\1/p' "$config" | head -1)
+[ -n "$geo" ] || fail "$config: no .geo mesh"
+meshed="$(basename "$geo" .geo)_meshed.h5"
+timeout 300 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/geo\"" "${common[@]}" --set time.final=0.1 \
+  > "$work/geo.log" 2>&1 || { cat "$work/geo.log"; fail "2 ranks on $geo"; }
+grep -q "mesh: rank 0 meshed $(basename "$geo") (.* elements) once and wrote it, with its partition into 2 parts, to $work/geo/$meshed" "$work/geo.log" ||
+  { cat "$work/geo.log"; fail "2 ranks: the log does not name the mesh file written"; }
+[ -s "$work/geo/$meshed" ] || fail "2 ranks: no $meshed in the output folder"
+grep -qx "+ mesh 0 0 $meshed" "$work/geo/.rtdg-manifest" || { cat "$work/geo/.rtdg-manifest"; fail "$meshed is not in the manifest"; }
+[ "$(listed "$work/geo")" = "$(present "$work/geo")" ] ||
+  { diff <(listed "$work/geo") <(present "$work/geo"); fail "2 ranks on $geo: the manifest does not list the folder's files"; }
+cp "$work/geo/$meshed" "$work/meshed.h5"
+timeout 300 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/geo_read\"" "${common[@]}" --set time.final=0.1 \
+  --set "mesh.file=\"$work/meshed.h5\"" --set "mesh.parameters={}" > "$work/geo_read.log" 2>&1 ||
+  { cat "$work/geo_read.log"; fail "2 ranks on $meshed"; }
+grep -q "partition stored in meshed.h5, each rank reading its part" "$work/geo_read.log" ||
+  { cat "$work/geo_read.log"; fail "2 ranks on $meshed: the ranks did not read their parts"; }
+for key in l2_error elements final_step; do
+  a=$(grep "\"$key\":" "$work/geo/summary.json") b=$(grep "\"$key\":" "$work/geo_read/summary.json")
+  [ -n "$a" ] && [ "$a" = "$b" ] || fail "$key: $a on $geo, $b on $meshed"
+done
+# --overwrite: the mesh file is rtdg's, so it is replaced; a user's file beside it stays.
+echo mine > "$work/geo/notes.txt"
+timeout 300 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/geo\"" "${common[@]}" --set time.final=0.1 \
+  --overwrite > "$work/geo_again.log" 2>&1 || { cat "$work/geo_again.log"; fail "2 ranks on $geo, --overwrite"; }
+[ -s "$work/geo/$meshed" ] && [ "$(cat "$work/geo/notes.txt")" = mine ] || fail "--overwrite: $meshed missing or notes.txt changed"
+# A file of that name that rtdg did not write: the run stops, naming it, and leaves it alone.
+mkdir -p "$work/foreign" && echo mine > "$work/foreign/$meshed"
+timeout 300 "$mpiexec" -n 2 "$rtdg" run "$config" --set "run.output_dir=\"$work/foreign\"" "${common[@]}" --set time.final=0.1 \
+  --overwrite > "$work/foreign.log" 2>&1 && { cat "$work/foreign.log"; fail "a run wrote over a $meshed it did not write"; }
+grep -q "$meshed" "$work/foreign.log" || { cat "$work/foreign.log"; fail "the refusal does not name $meshed"; }
+[ "$(cat "$work/foreign/$meshed")" = mine ] || fail "the user's $meshed was changed"
 echo "OK"

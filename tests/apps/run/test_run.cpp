@@ -12,6 +12,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 #include <regex>
 #include <sys/wait.h>
@@ -198,6 +199,29 @@ TEST_F(Run, SummaryNamesTheDefaultPlanWhenTuningIsOff) {
   std::stringstream text;
   text << json.rdbuf();
   EXPECT_NE(text.str().find("\"plan_source\": \"default (RTDG_TUNE=off)\""), std::string::npos) << text.str();
+}
+
+// Set-up, start-up (launch to the first step) and peak host memory: in the summary and in
+// summary.json, positive, start-up at least the set-up (it holds it), memory at least the
+// process's size now.
+TEST_F(Run, SummaryGivesSetUpStartUpAndPeakMemory) {
+  const fs::path dir = test::scratch();
+  Quiet quiet;
+  const auto before = std::chrono::steady_clock::now();
+  const RunSummary summary = quiet.run(cavity_options(dir));
+  const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+  EXPECT_GT(summary.setup_seconds, 0.0);
+  EXPECT_LT(summary.setup_seconds, run_seconds);
+  EXPECT_GE(summary.startup_seconds, summary.setup_seconds);
+  EXPECT_GT(summary.peak_memory_bytes, 1LL << 20);
+  EXPECT_LT(summary.peak_memory_bytes, 1LL << 36);
+  std::ifstream json(dir / "summary.json");
+  std::stringstream text;
+  text << json.rdbuf();
+  for (const std::string key : {"setup_seconds", "startup_seconds", "peak_memory_bytes"})
+    EXPECT_NE(text.str().find("\"" + key + "\": "), std::string::npos) << key << " missing in " << text.str();
+  EXPECT_NE(format_summary(summary).find(" s from launch to the first step), peak host memory "), std::string::npos)
+      << format_summary(summary);
 }
 
 TEST_F(Run, FloatRunRestartsBitForBit) {

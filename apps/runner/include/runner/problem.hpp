@@ -38,13 +38,19 @@ struct Problem {
   void set_precision(const std::string& precision);
 };
 
+// Which processes of a parallel run read (or mesh) the whole mesh: every rank (rank 0 reads it
+// and broadcasts it), rank 0 alone (it then partitions it and sends each rank its part,
+// runner/parallel_run.hpp), or none (each rank reads its part of a partitioned .h5). A serial
+// run is every_rank.
+enum class WholeMesh { every_rank, rank0, none };
+
 // Reads the law and the mesh that problem.cfg names (meshing a .geo needs Gmsh), discretizes at
 // its order (unless `discretize` is false: the ranks of a parallel run other than 0 discretize
-// only their part) and fills in the solver set-up. Without `whole_mesh` (a parallel run's rank
-// that reads only its part of the mesh, runner/parallel_run.hpp) it reads no mesh and leaves
-// the per-element set-up to set_up_elements on the part. Throws with the file and location of
-// a problem.
-void load(Problem& problem, bool discretize = true, bool whole_mesh = true);
+// only their part) and fills in the solver set-up. With `whole` other than every_rank it
+// discretizes nothing and leaves the per-element set-up to set_up_elements on the part; with
+// rank0 only rank 0 holds the mesh (a failure to read it is every rank's error, with its
+// message). Throws with the file and location of a problem.
+void load(Problem& problem, bool discretize = true, WholeMesh whole = WholeMesh::every_rank);
 
 // The set-up of each element of `mesh` (the whole mesh, or a rank's part): materials per region
 // (setup.element_parameters, [parameter][K]) and the TF/SF total-field flags

@@ -30,6 +30,9 @@ struct RunOptions {
   std::ostream* log = nullptr;                   // progress and notes; nullptr: std::cerr
   // Stop (as on SIGINT) after this many steps of this invocation; 0: run to the end. For tests.
   long long stop_after_steps = 0;
+  // Start-up (RunSummary::startup_seconds) counts from the process's launch (the rtdg command:
+  // loading, MPI's initialisation), else from the call of run().
+  bool startup_from_launch = false;
 };
 
 struct RunSummary {
@@ -38,6 +41,7 @@ struct RunSummary {
   double time = 0;                // simulated time reached
   double wall_seconds = 0;        // time spent stepping (no set-up, no output)
   double setup_seconds = 0;       // from the start to the first output (a parallel run's slowest rank)
+  double startup_seconds = 0;     // from the launch to the first step (RunOptions::startup_from_launch; the slowest rank)
   long long peak_memory_bytes = 0;  // peak resident host memory (a parallel run's largest rank)
   double seconds_per_step = 0;
   double dofs_per_second = 0;     // degrees of freedom (components x K x Np) x steps / second

@@ -29,7 +29,7 @@ public:
 class RunFolder {
 public:
   struct Entry {
-    std::string kind;  // config, summary, pvd, probe, snapshot, checkpoint, farfield, folder
+    std::string kind;  // config, summary, pvd, probe, snapshot, checkpoint, farfield, mesh, folder
     long long step = 0;
     double time = 0;
   };
