@@ -18,7 +18,7 @@ endif()
 if(RTDG_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   # GCC's flow-based warnings see the sanitizers' instrumentation, not only the code, and give
-  # false positives on it once optimizing (-O1 here); they stay warnings in this build, and the
+  # false positives on it once optimizing (-O1 and up); they stay warnings in this build, and the
   # main build (-O2, uninstrumented) keeps them errors.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     add_compile_options(-Wno-error=maybe-uninitialized -Wno-error=stringop-overflow -Wno-error=stringop-overread

@@ -179,9 +179,11 @@ TEST_F(FarFieldRun, DielectricCylinderThroughTotalFieldBoxMatchesTheSeries) {
 
 // The same dielectric cylinder with curved elements on both sides of the circle
 // (dielectric_cylinder2d.geo's order, the geometry order = the solution order) at orders 3 and 4,
-// against the straight-sided mesh of the same size (h_in = 0.15): the polygon of the circle is
+// against the straight-sided mesh of the same size (h_in = 0.25): the polygon of the circle is
 // the straight mesh's largest error; the curved cylinder is held to a bound far below it.
-// Measured: docs/curved.md and benchmarks/results/curved-dielectric-cylinder2d-host-2026-12-02.log.
+// The straight-sided error is the polygon's, not the order's (13.70 % at order 3, 13.56 % at
+// order 4), so the straight-sided mesh runs at order 3 only and both curved runs are held to a
+// tenth of it. Measured: docs/curved.md and benchmarks/results/curved-dielectric-cylinder2d-host-2026-12-02.log.
 TEST_F(FarFieldRun, DielectricCylinderCurvedBeatsStraightSidedAtOrders3And4) {
   const double k = 2, a = 0.5, m = 2;
   auto width_error = [&](int order, int geometry_order) {
@@ -190,20 +192,23 @@ TEST_F(FarFieldRun, DielectricCylinderCurvedBeatsStraightSidedAtOrders3And4) {
     options.config = test::data("maxwell/dielectric_cylinder2d_tfsf.toml");
     options.overrides = {"run.backend=host", "run.output_dir=\"" + dir.string() + "\"", "output.hdf5=false",
                          "checkpoint.interval=0", "discretization.order=" + std::to_string(order),
-                         "mesh.parameters.h_in=0.15", "mesh.parameters.order=" + std::to_string(geometry_order)};
+                         "mesh.parameters.h_in=0.25", "mesh.parameters.order=" + std::to_string(geometry_order)};
     Quiet quiet;
     quiet.run(options);
     const auto rows = read_csv(dir / "farfield" / "f0_width.csv");
     EXPECT_EQ(rows.size(), 73U);
     return width_errors(rows, [&](double phi) { return test::dielectric_cylinder_far_field(k, a, m, phi); });
   };
+  const auto [straight, straight_phase] = width_error(3, 1);
+  std::printf("dielectric cylinder ka = 1, order 3, h_in = 0.25, straight-sided: scattering width within %.3f %%, "
+              "complex far field within %.3f %%\n",
+              100 * straight, 100 * straight_phase);
   for (const int order : {3, 4}) {
-    const auto [straight, straight_phase] = width_error(order, 1);
     const auto [curved, curved_phase] = width_error(order, order);
-    std::printf("dielectric cylinder ka = 1, order %d, h_in = 0.15: scattering width within %.3f %% (straight-sided "
-                "%.3f %%), complex far field within %.3f %% (straight-sided %.3f %%)\n",
-                order, 100 * curved, 100 * straight, 100 * curved_phase, 100 * straight_phase);
-    EXPECT_LT(curved, straight / 5);
+    std::printf("dielectric cylinder ka = 1, order %d, h_in = 0.25, curved: scattering width within %.3f %%, complex "
+                "far field within %.3f %%\n",
+                order, 100 * curved, 100 * curved_phase);
+    EXPECT_LT(curved, straight / 10);
     EXPECT_LT(curved, 0.007);
     EXPECT_LT(curved_phase, 0.007);
   }
@@ -289,6 +294,7 @@ TEST_F(FarFieldRun, SamplingPastTheNyquistLimitIsAnError) {
     EXPECT_NE(std::string(e.what()).find("farfield.every"), std::string::npos) << e.what();
   }
 }
+
 
 }  // namespace
 }  // namespace rtdg::runner
