@@ -88,86 +88,67 @@ private:
   std::size_t at_ = 0;
 };
 
-void write_mesh(Writer& w, const Mesh& mesh) {
-  w.value(mesh.dim);
-  w.value(mesh.type);
-  w.vector(mesh.vertices);
-  w.vector(mesh.EToV);
-  w.vector(mesh.EToE);
-  w.vector(mesh.EToF);
-  w.vector(mesh.face_vertex_match);
-  w.vector(mesh.boundary_faces);
-  w.strings(mesh.boundary_names);
-  w.vector(mesh.periodic_pairs);
-  w.vector(mesh.periodic_faces);
-  w.vector(mesh.element_region);
-  w.strings(mesh.region_names);
-  w.value(mesh.geometry_order);
-  w.vector(mesh.element_nodes);
+// The fields of a mesh and of a rank's part, in their order in the bytes: one list for the writer
+// (const objects) and the reader, so the two cannot disagree.
+template <class Archive, class MeshT>
+void mesh_fields(Archive& a, MeshT& mesh) {
+  a.value(mesh.dim);
+  a.value(mesh.type);
+  a.vector(mesh.vertices);
+  a.vector(mesh.EToV);
+  a.vector(mesh.EToE);
+  a.vector(mesh.EToF);
+  a.vector(mesh.face_vertex_match);
+  a.vector(mesh.boundary_faces);
+  a.strings(mesh.boundary_names);
+  a.vector(mesh.periodic_pairs);
+  a.vector(mesh.periodic_faces);
+  a.vector(mesh.element_region);
+  a.strings(mesh.region_names);
+  a.value(mesh.geometry_order);
+  a.vector(mesh.element_nodes);
 }
 
-void read_mesh(Reader& r, Mesh& mesh) {
-  r.value(mesh.dim);
-  r.value(mesh.type);
-  r.vector(mesh.vertices);
-  r.vector(mesh.EToV);
-  r.vector(mesh.EToE);
-  r.vector(mesh.EToF);
-  r.vector(mesh.face_vertex_match);
-  r.vector(mesh.boundary_faces);
-  r.strings(mesh.boundary_names);
-  r.vector(mesh.periodic_pairs);
-  r.vector(mesh.periodic_faces);
-  r.vector(mesh.element_region);
-  r.strings(mesh.region_names);
-  r.value(mesh.geometry_order);
-  r.vector(mesh.element_nodes);
+template <class Archive, class LocalT>
+void local_mesh_fields(Archive& a, LocalT& local) {
+  a.value(local.rank);
+  a.value(local.parts);
+  a.value(local.global_elements);
+  a.value(local.global_vertices);
+  mesh_fields(a, local.mesh);
+  a.value(local.interior_elements);
+  a.vector(local.element_global);
+  a.vector(local.vertex_global);
+  a.vector(local.halo_faces);
+  a.vector(local.neighbours);
 }
 
 }  // namespace
 
 std::string mesh_to_bytes(const Mesh& mesh) {
   Writer w;
-  write_mesh(w, mesh);
+  mesh_fields(w, mesh);
   return w.take();
 }
 
 Mesh mesh_from_bytes(std::string_view bytes, std::string_view source) {
   Reader r(bytes, source, "mesh");
   Mesh mesh;
-  read_mesh(r, mesh);
+  mesh_fields(r, mesh);
   r.finish();
   return mesh;
 }
 
 std::string local_mesh_to_bytes(const LocalMesh& local) {
   Writer w;
-  w.value(local.rank);
-  w.value(local.parts);
-  w.value(local.global_elements);
-  w.value(local.global_vertices);
-  write_mesh(w, local.mesh);
-  w.value(local.interior_elements);
-  w.vector(local.element_global);
-  w.vector(local.vertex_global);
-  w.vector(local.halo_faces);
-  w.vector(local.neighbours);
+  local_mesh_fields(w, local);
   return w.take();
 }
 
 LocalMesh local_mesh_from_bytes(std::string_view bytes, std::string_view source) {
   Reader r(bytes, source, "part of the mesh");
   LocalMesh local;
-  r.value(local.rank);
-  r.value(local.parts);
-  r.value(local.global_elements);
-  r.value(local.global_vertices);
-  read_mesh(r, local.mesh);
-  r.value(local.interior_elements);
-  r.vector(local.element_global);
-  r.vector(local.vertex_global);
-  r.vector(local.halo_faces);
-  r.vector(local.neighbours);
+  local_mesh_fields(r, local);
   r.finish();
   return local;
 }

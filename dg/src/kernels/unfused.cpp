@@ -182,6 +182,25 @@ void write_element_kernel(rtcg::SourceWriter& w, const std::string& signature, c
   w.line();
 }
 
+// rhs = M T at each node i of element k, for every component c: rhs[c](i) = sum_j M[i][j] T[c][j],
+// M [Np][count] row-major (`matrix`), T [components][count] in shared memory (`buffer`), j named
+// `index`: the last product of the weight-adjusted mass matrix (Pq) and of the change to
+// Bernstein coefficients (VBinv).
+void write_matrix_to_rhs(rtcg::SourceWriter& w, int components, const std::string& matrix, const std::string& count,
+                         const std::string& index, const std::string& buffer) {
+  auto loop = w.block("RTDG_NODES(i)");
+  w.line("real acc[NCOMP];");
+  for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] = 0;");
+  {
+    auto j_loop = w.block("for (int " + index + " = 0; " + index + " < " + count + "; ++" + index + ")");
+    w.line("const real l = " + matrix + "[i * " + count + " + " + index + "];");
+    for (int c = 0; c < components; ++c)
+      w.line("acc[" + std::to_string(c) + "] += l * " + buffer + "[" + std::to_string(c) + "][" + index + "];");
+  }
+  for (int c = 0; c < components; ++c)
+    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = acc[" + std::to_string(c) + "];");
+}
+
 // rtdg_wadg's body: the weight-adjusted inverse of the curved element's mass matrix applied to
 // its lifted surface term, rhs = Pq diag(1/J) Vq rhs.
 void write_wadg_body(rtcg::SourceWriter& w, const KernelSpec& spec) {
@@ -201,16 +220,7 @@ void write_wadg_body(rtcg::SourceWriter& w, const KernelSpec& spec) {
       w.line("Tq[" + std::to_string(c) + "][qp] = inverse_J * acc[" + std::to_string(c) + "];");
   }
   w.line("RTDG_SYNC();");
-  auto loop = w.block("RTDG_NODES(i)");
-  w.line("real acc[NCOMP];");
-  for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] = 0;");
-  {
-    auto p_loop = w.block("for (int qp = 0; qp < NQ; ++qp)");
-    w.line("const real l = Pq[i * NQ + qp];");
-    for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] += l * Tq[" + std::to_string(c) + "][qp];");
-  }
-  for (int c = 0; c < components; ++c)
-    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = acc[" + std::to_string(c) + "];");
+  write_matrix_to_rhs(w, components, "Pq", "NQ", "qp", "Tq");
 }
 
 // The curved kernels of a Bernstein plan (Plan::basis): q holds each element's Bernstein
@@ -265,16 +275,7 @@ void write_coefficients_body(rtcg::SourceWriter& w, int components) {
       w.line("Tn[" + std::to_string(c) + "][i] = rhs[QIDX(" + std::to_string(c) + ", k, i)];");
   }
   w.line("RTDG_SYNC();");
-  auto loop = w.block("RTDG_NODES(i)");
-  w.line("real acc[NCOMP];");
-  for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] = 0;");
-  {
-    auto j_loop = w.block("for (int j = 0; j < NP; ++j)");
-    w.line("const real l = VBinv[i * NP + j];");
-    for (int c = 0; c < components; ++c) w.line("acc[" + std::to_string(c) + "] += l * Tn[" + std::to_string(c) + "][j];");
-  }
-  for (int c = 0; c < components; ++c)
-    w.line("rhs[QIDX(" + std::to_string(c) + ", k, i)] = acc[" + std::to_string(c) + "];");
+  write_matrix_to_rhs(w, components, "VBinv", "NP", "j", "Tn");
 }
 
 // The fused plans' Runge-Kutta updates of the curved elements (dg/kernels.hpp has the order of
